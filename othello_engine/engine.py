@@ -1,0 +1,213 @@
+"""The Engine: owns the position's search, the transposition table and the search thread; never prints."""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Optional
+
+from othello_engine import _core, timeman
+from othello_engine.board import BLACK, PASS, Board, Square
+
+
+@dataclass(frozen=True)
+class Limit:
+    """When a search stops. Every field left at None is no limit; with no limit at all the search
+    runs until it has solved the position or is stopped.
+
+    ``time`` is a fixed time for this move (seconds). The clock fields are the remaining times and
+    increments of each side (seconds); ``moves_to_go`` the moves to the next time control.
+    ``exact`` asks for a proven final score; ``infinite`` searches until stop()."""
+
+    depth: Optional[int] = None
+    nodes: Optional[int] = None
+    time: Optional[float] = None
+    black_clock: Optional[float] = None
+    white_clock: Optional[float] = None
+    black_inc: float = 0.0
+    white_inc: float = 0.0
+    moves_to_go: Optional[int] = None
+    exact: bool = False
+    infinite: bool = False
+
+
+@dataclass(frozen=True)
+class PVLine:
+    """One root move with its score (centi-discs, side to move) and principal variation."""
+
+    move: Square
+    score: int
+    pv: tuple[Square, ...]
+
+
+@dataclass(frozen=True)
+class SearchInfo:
+    """What the search knows after one iteration. ``exact`` means the scores are proven final
+    disc differences (score = 100 * discs); ``lines`` are best first (multi-PV)."""
+
+    depth: int
+    seldepth: int
+    exact: bool
+    nodes: int
+    time: float
+    lines: tuple[PVLine, ...]
+
+    @property
+    def score(self) -> int:
+        return self.lines[0].score if self.lines else 0
+
+    @property
+    def pv(self) -> tuple[Square, ...]:
+        return self.lines[0].pv if self.lines else ()
+
+    @property
+    def nps(self) -> int:
+        return int(self.nodes / self.time) if self.time > 0 else 0
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """The outcome of a search. ``best_move`` is a legal move, :data:`PASS` when the side to move
+    must pass, or None when the game is over."""
+
+    best_move: Optional[Square]
+    score: int = 0
+    exact: bool = False
+    depth: int = 0
+    nodes: int = 0
+    time: float = 0.0
+    lines: tuple[PVLine, ...] = field(default_factory=tuple)
+
+    @property
+    def pv(self) -> tuple[Square, ...]:
+        return self.lines[0].pv if self.lines else ()
+
+
+InfoCallback = Callable[[SearchInfo], None]
+DoneCallback = Callable[[SearchResult], None]
+
+
+class Engine:
+    """Searches positions; one search at a time, in a background thread or blocking.
+
+    >>> engine = Engine(hash_mb=4)
+    >>> result = engine.search(Board(), Limit(depth=4))
+    >>> result.best_move in Board().legal_moves()
+    True
+    """
+
+    def __init__(self, hash_mb: int = 16, multipv: int = 1, move_overhead: float = 0.03) -> None:
+        self._search = _core.Search(hash_mb)
+        self.multipv = multipv
+        self.move_overhead = move_overhead
+        self._thread: Optional[threading.Thread] = None
+        self._result: Optional[SearchResult] = None
+        self._lock = threading.Lock()
+
+    # --- options --------------------------------------------------------------------------
+    @property
+    def hash_mb(self) -> int:
+        return self._search.hash_mb
+
+    def set_hash(self, hash_mb: int) -> None:
+        """Resize the transposition table (it is cleared)."""
+        self.wait()
+        self._search.resize(hash_mb)
+
+    def new_game(self) -> None:
+        """Forget what earlier searches learned."""
+        self.wait()
+        self._search.clear()
+
+    # --- searching ------------------------------------------------------------------------
+    def budget(self, board: Board, limit: Limit) -> timeman.Budget:
+        """Soft and hard time limits for this search (seconds, None = none)."""
+        if limit.infinite:
+            return timeman.Budget(None, None)
+        if limit.time is not None:
+            return timeman.movetime_budget(limit.time, self.move_overhead)
+        clock = limit.black_clock if board.turn == BLACK else limit.white_clock
+        if clock is not None:
+            inc = limit.black_inc if board.turn == BLACK else limit.white_inc
+            return timeman.clock_budget(clock, inc, limit.moves_to_go, board.empties,
+                                        self.move_overhead)
+        return timeman.Budget(None, None)
+
+    def search(self, board: Board, limit: Limit, on_info: Optional[InfoCallback] = None,
+               root_moves: Optional[list[Square]] = None, multipv: Optional[int] = None) -> SearchResult:
+        """Search board within limit and return the result (blocking)."""
+        self._search.reset_stop()
+        return self._run(board, limit, on_info, root_moves, multipv)
+
+    def start(self, board: Board, limit: Limit, on_info: Optional[InfoCallback] = None,
+              on_done: Optional[DoneCallback] = None, root_moves: Optional[list[Square]] = None,
+              multipv: Optional[int] = None) -> None:
+        """Start a search in the background and return at once. on_done gets the result exactly
+        once, also when the search is stopped. The board is copied; it may change meanwhile."""
+        self.wait()
+        board = board.copy()
+        self._search.reset_stop()
+        self._result = None
+
+        def work() -> None:
+            result = self._run(board, limit, on_info, root_moves, multipv)
+            self._result = result
+            if on_done is not None:
+                on_done(result)
+
+        self._thread = threading.Thread(target=work, name="search", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Make the running search (if any) return as soon as it can."""
+        self._search.stop()
+
+    def wait(self, timeout: Optional[float] = None) -> Optional[SearchResult]:
+        """Wait for the background search to end; return its result (None if none ran)."""
+        thread = self._thread
+        if thread is not None:
+            thread.join(timeout)
+            if thread.is_alive():
+                return None
+            self._thread = None
+        return self._result
+
+    @property
+    def is_searching(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    def _run(self, board: Board, limit: Limit, on_info: Optional[InfoCallback],
+             root_moves: Optional[list[Square]], multipv: Optional[int]) -> SearchResult:
+        started = time.monotonic()
+        if board.is_game_over():
+            return SearchResult(best_move=None, score=100 * board.disc_difference()
+                                * (1 if board.turn == BLACK else -1), exact=True)
+        if board.must_pass():
+            return SearchResult(best_move=PASS)
+        budget = self.budget(board, limit)
+        subset = 0
+        for sq in root_moves or ():
+            if 0 <= sq < 64:
+                subset |= 1 << sq
+        max_depth = 60 if limit.depth is None or limit.exact else max(1, limit.depth)
+        want = max(1, multipv if multipv is not None else self.multipv)
+
+        def report(depth: int, seldepth: int, exact: bool, nodes: int, seconds: float,
+                   lines: list) -> None:
+            if on_info is not None:
+                on_info(SearchInfo(depth, seldepth, bool(exact), nodes, seconds,
+                                   tuple(PVLine(m, s, tuple(pv)) for m, s, pv in lines)))
+
+        lines, depth, nodes, exact = self._search.run(
+            board.player, board.opponent, board.mask, max_depth, limit.nodes or 0,
+            budget.soft or 0.0, budget.hard or 0.0, subset, want, report)
+        pv_lines = tuple(PVLine(m, s, tuple(pv)) for m, s, pv in lines)
+        best = pv_lines[0].move if pv_lines else board.legal_moves()[0]
+        return SearchResult(best_move=best, score=pv_lines[0].score if pv_lines else 0,
+                            exact=bool(exact), depth=depth, nodes=nodes,
+                            time=time.monotonic() - started, lines=pv_lines)
+
+    def evaluation(self, board: Board) -> dict[str, int]:
+        """The static evaluation of the side to move, feature by feature (centi-discs)."""
+        return {"total": _core.evaluate_position(board.player, board.opponent, board.mask)}
