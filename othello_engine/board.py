@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Final, Iterator
+import re
+from dataclasses import dataclass, field
+from typing import Final, Iterator, Optional
 
 from othello_engine import _core
 
@@ -283,3 +285,297 @@ class Board:
     def __repr__(self) -> str:
         side = "X" if self.turn == BLACK else "O"
         return f"Board({self.cells()!r} {side})"
+
+    # --- formats ------------------------------------------------------------------------------
+    @classmethod
+    def from_cells(cls, cells: str, side: str) -> Board:
+        """A position from an absolute board string and the side to move.
+
+        cells: size*size characters row by row from a1 (whitespace ignored): ``-`` or ``.`` empty;
+        ``B``, ``X``, ``*`` black; ``W``, ``O`` white (case-insensitive). side: ``b``/``x``/``*``
+        /``black`` or ``w``/``o``/``white``. The size is inferred from the length (9..64 squares).
+
+        >>> Board.from_cells('-' * 27 + 'OX' + '-' * 6 + 'XO' + '-' * 27, 'b') == Board()
+        True
+        """
+        text = "".join(cells.split())
+        size = _size_from_length(len(text), cells)
+        black = white = 0
+        for i, ch in enumerate(text):
+            bit = 1 << ((i // size) * 8 + i % size)
+            u = ch.upper()
+            if u in "BX*":
+                black |= bit
+            elif u in "WO":
+                white |= bit
+            elif u not in "-.":
+                raise InvalidBoardError(f"bad board string {cells!r}: stray character {ch!r} at {i}")
+        return cls.from_discs(size, black, white, parse_side(side))
+
+    @classmethod
+    def from_relative(cls, cells: str, turn: Color = BLACK) -> Board:
+        """A position from the player-relative form: ``P`` the side to move, ``O`` the opponent,
+        ``-`` or ``.`` empty; turn says which colour the side to move is."""
+        text = "".join(cells.split())
+        size = _size_from_length(len(text), cells)
+        p = o = 0
+        for i, ch in enumerate(text):
+            bit = 1 << ((i // size) * 8 + i % size)
+            if ch in "Pp":
+                p |= bit
+            elif ch in "Oo":
+                o |= bit
+            elif ch not in "-.":
+                raise InvalidBoardError(f"bad relative board {cells!r}: stray character {ch!r} at {i}")
+        return cls.from_discs(size, p, o, turn) if turn == BLACK else cls.from_discs(size, o, p, turn)
+
+    def relative_cells(self) -> str:
+        """The board row by row in the player-relative form (``P`` side to move, ``O``, ``-``)."""
+        table = {"X": "P", "O": "O"} if self.turn == BLACK else {"X": "O", "O": "P"}
+        return "".join(table.get(ch, "-") for ch in self.cells())
+
+    @classmethod
+    def from_fen(cls, fen: str) -> Board:
+        """A position from a UGI FEN: ranks joined by ``/``, rank 1 first, files a.., ``x`` black,
+        ``o`` white, digits for runs of empties, then ``x`` or ``o`` for the side to move.
+
+        >>> Board.from_fen('8/8/8/3ox3/3xo3/8/8/8 x') == Board()
+        True
+        """
+        parts = fen.split()
+        if len(parts) != 2:
+            raise InvalidBoardError(f"bad FEN {fen!r}: expected '<ranks> <x|o>'")
+        ranks = parts[0].split("/")
+        size = len(ranks)
+        if not MIN_SIZE <= size <= MAX_SIZE:
+            raise InvalidBoardError(f"bad FEN {fen!r}: {size} ranks, expected 3..8")
+        black = white = 0
+        for r, rank in enumerate(ranks):
+            c = 0
+            for ch in rank:
+                if ch.isdigit():
+                    c += int(ch)
+                elif ch in "xXoO":
+                    if c >= size:
+                        break
+                    if ch in "xX":
+                        black |= 1 << (r * 8 + c)
+                    else:
+                        white |= 1 << (r * 8 + c)
+                    c += 1
+                else:
+                    raise InvalidBoardError(f"bad FEN {fen!r}: stray character {ch!r} in rank {r + 1}")
+            if c != size:
+                raise InvalidBoardError(f"bad FEN {fen!r}: rank {r + 1} has {c} squares, expected {size}")
+        if parts[1] not in ("x", "o", "X", "O"):
+            raise InvalidBoardError(f"bad FEN {fen!r}: side to move must be x or o")
+        return cls.from_discs(size, black, white, BLACK if parts[1] in "xX" else WHITE)
+
+    def fen(self) -> str:
+        """The UGI FEN of the position (see :meth:`from_fen`)."""
+        ranks = []
+        for r in range(self.size):
+            out, run = [], 0
+            for c in range(self.size):
+                bit = 1 << (r * 8 + c)
+                ch = "x" if self.black & bit else "o" if self.white & bit else ""
+                if ch:
+                    if run:
+                        out.append(str(run))
+                        run = 0
+                    out.append(ch)
+                else:
+                    run += 1
+            if run:
+                out.append(str(run))
+            ranks.append("".join(out))
+        return "/".join(ranks) + (" x" if self.turn == BLACK else " o")
+
+    def replay(self) -> Board:
+        """A new board at this game's start position (no moves played)."""
+        return Board.from_discs(self.size, self.start_black, self.start_white, self.start_turn)
+
+
+def _size_from_length(n: int, text: str) -> int:
+    size = int(round(n ** 0.5))
+    if size * size != n or not MIN_SIZE <= size <= MAX_SIZE:
+        raise InvalidBoardError(f"bad board string {text!r}: {n} cells is not a square board of side 3..8")
+    return size
+
+
+def parse_side(text: str) -> Color:
+    """Read a side to move: ``b``/``x``/``*``/``black`` is BLACK, ``w``/``o``/``white`` is WHITE."""
+    t = text.strip().lower()
+    if t in ("b", "x", "*", "black"):
+        return BLACK
+    if t in ("w", "o", "white"):
+        return WHITE
+    raise InvalidBoardError(f"bad side to move {text!r}: expected b, w, x or o")
+
+
+def parse_obf(line: str) -> tuple[Board, list[tuple[Square, int]]]:
+    """Read an OBF line (FFO test-suite format): 64 cells (``X``, ``O``, ``-``), the side to move,
+    then ``; move:score`` annotations; returns the board and the (move, score) list, best first."""
+    head, _, rest = line.partition(";")
+    fields = head.split()
+    if len(fields) == 1 and len(fields[0]) in (n * n + 1 for n in range(MIN_SIZE, MAX_SIZE + 1)):
+        fields = [fields[0][:-1], fields[0][-1]]
+    if len(fields) != 2:
+        raise InvalidBoardError(f"bad OBF line {line.strip()!r}: expected '<cells> <side>;'")
+    board = Board.from_cells(fields[0], fields[1])
+    scores: list[tuple[Square, int]] = []
+    for item in rest.split(";"):
+        item = item.strip()
+        if not item:
+            continue
+        mv, sep, val = item.partition(":")
+        try:
+            scores.append((parse_square(mv, board.size), int(val)))
+        except ValueError:
+            raise InvalidBoardError(f"bad OBF annotation {item!r} in {line.strip()!r}") from None
+    return board, scores
+
+
+# --- GGF (Generic Game Format) game records ------------------------------------------------------
+
+@dataclass
+class GameRecord:
+    """A game read from or written to GGF: the board after the moves (its start position and move
+    stack hold the whole game), the players, and per-move evaluations and times where given."""
+
+    board: Board
+    black: str = ""
+    white: str = ""
+    result: str = ""
+    place: str = ""
+    date: str = ""
+    time_control: str = ""
+    evals: list[Optional[float]] = field(default_factory=list)
+    times: list[Optional[float]] = field(default_factory=list)
+    tags: dict[str, str] = field(default_factory=dict)
+
+
+_GGF_PROP = re.compile(r"([A-Z]{1,2})\[([^\]]*)\]")
+
+
+def parse_ggf(text: str) -> GameRecord:
+    """Read one GGF game ``(;GM[Othello]...BO[8 <cells> <side>]B[F5]W[F6]...;)``.
+
+    Cells in BO are ``-`` empty, ``*`` black, ``O`` white; moves may carry ``/eval/time``; a pass
+    is ``PA``. A move by the side not to move after a forced pass gets the pass inserted. Fields
+    other than the board, the moves and the players are kept in ``tags``.
+
+    >>> rec = parse_ggf('(;GM[Othello]PB[a]PW[b]TY[8]BO[8 ' + '-' * 27 + 'O*------*O' + '-' * 27
+    ...                 + ' *]B[F5//0.1]W[d6/-1.5];)')
+    >>> [square_name(m) for m in rec.board.move_stack], rec.black, rec.evals
+    (['f5', 'd6'], 'a', [None, -1.5])
+    """
+    body = text.strip()
+    if not body.startswith("(;") or not body.endswith(";)"):
+        raise InvalidBoardError(f"bad GGF {_clip(text)!r}: a game is '(;' ... ';)'")
+    props = _GGF_PROP.findall(body[2:-2])
+    rest = _GGF_PROP.sub("", body[2:-2]).strip()
+    if rest:
+        raise InvalidBoardError(f"bad GGF {_clip(text)!r}: unreadable text {_clip(rest)!r}")
+    rec = GameRecord(board=Board())
+    board: Optional[Board] = None
+    moves: list[tuple[Color, str]] = []
+    for key, value in props:
+        if key == "BO":
+            board = _ggf_board(value, text)
+        elif key in ("B", "W"):
+            moves.append((BLACK if key == "B" else WHITE, value))
+        elif key == "PB":
+            rec.black = value
+        elif key == "PW":
+            rec.white = value
+        elif key == "RE":
+            rec.result = value
+        elif key == "PC":
+            rec.place = value
+        elif key == "DT":
+            rec.date = value
+        elif key == "TI":
+            rec.time_control = value
+        else:
+            rec.tags[key] = value
+    if "GM" in rec.tags and rec.tags["GM"].lower() != "othello":
+        raise InvalidBoardError(f"bad GGF: game {rec.tags['GM']!r} is not Othello")
+    if board is None:
+        size = int(rec.tags.get("TY", "8").rstrip("abcdefghijklmnopqrstuvwxyz") or 8)
+        board = Board(size)
+    for color, value in moves:
+        parts = value.split("/")
+        if board.turn != color and board.must_pass():
+            board.push(PASS)
+            rec.evals.append(None)
+            rec.times.append(None)
+        if board.turn != color:
+            raise InvalidBoardError(f"bad GGF: move {value!r} by the side not to move")
+        try:
+            board.push(parse_square(parts[0], board.size))
+        except OthelloError as exc:
+            raise InvalidBoardError(f"bad GGF move {value!r}: {exc}") from None
+        rec.evals.append(_float_or_none(parts[1]) if len(parts) > 1 else None)
+        rec.times.append(_float_or_none(parts[2]) if len(parts) > 2 else None)
+    rec.board = board
+    return rec
+
+
+def _ggf_board(value: str, text: str) -> Board:
+    fields = value.split()
+    if len(fields) < 3 or not fields[0].isdigit():
+        raise InvalidBoardError(f"bad GGF board {value!r}: expected '<size> <cells> <side>'")
+    size = int(fields[0])
+    cells = "".join(fields[1:-1])
+    if len(cells) != size * size:
+        raise InvalidBoardError(f"bad GGF board {value!r}: {len(cells)} cells for size {size}")
+    return Board.from_cells(cells, fields[-1])
+
+
+def _float_or_none(text: str) -> Optional[float]:
+    try:
+        return float(text) if text.strip() else None
+    except ValueError:
+        return None
+
+
+def _clip(text: str, n: int = 60) -> str:
+    return text if len(text) <= n else text[: n - 3] + "..."
+
+
+def format_ggf(board: Board, black: str = "", white: str = "", result: str = "",
+               evals: Optional[list[Optional[float]]] = None,
+               times: Optional[list[Optional[float]]] = None, place: str = "othello_engine",
+               date: str = "", time_control: str = "") -> str:
+    """Write the game of board (its start position and move stack) as one GGF line.
+
+    >>> b = Board(); _ = b.push_str('f5')
+    >>> format_ggf(b, 'me', 'you').endswith('*]B[F5];)')
+    True
+    """
+    start = board.replay()
+    cells = start.cells().replace("X", "*")
+    side = "*" if start.turn == BLACK else "O"
+    out = ["(;GM[Othello]", f"PC[{place}]"]
+    if date:
+        out.append(f"DT[{date}]")
+    out += [f"PB[{black}]", f"PW[{white}]"]
+    if result:
+        out.append(f"RE[{result}]")
+    if time_control:
+        out.append(f"TI[{time_control}]")
+    out.append(f"TY[{board.size}]BO[{board.size} {cells} {side}]")
+    turn = start.turn
+    for i, move in enumerate(board.move_stack):
+        text = "PA" if move == PASS else square_name(move).upper()
+        ev = evals[i] if evals and i < len(evals) else None
+        tm = times[i] if times and i < len(times) else None
+        if ev is not None or tm is not None:
+            text += "/" + ("" if ev is None else f"{ev:.2f}")
+            if tm is not None:
+                text += f"/{tm:.2f}"
+        out.append(("B" if turn == BLACK else "W") + f"[{text}]")
+        turn ^= 1
+    out.append(";)")
+    return "".join(out)
