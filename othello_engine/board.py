@@ -579,3 +579,30 @@ def format_ggf(board: Board, black: str = "", white: str = "", result: str = "",
         turn ^= 1
     out.append(";)")
     return "".join(out)
+
+
+# --- symmetries ----------------------------------------------------------------------------------
+
+SYMMETRY_INVERSE: Final = (0, 1, 2, 3, 4, 6, 5, 7)
+"""SYMMETRY_INVERSE[k] undoes symmetry k (only the two quarter turns, 5 and 6, differ)."""
+
+
+def transform_square(sq: Square, k: int, size: int = 8) -> Square:
+    """Image of a square under symmetry k of a size x size board (see ``_core.symmetry``);
+    PASS maps to PASS."""
+    if sq == PASS:
+        return PASS
+    return _core.symmetry(1 << sq, k, size).bit_length() - 1
+
+
+def canonical(player: Bitboard, opponent: Bitboard, size: int = 8) -> tuple[Bitboard, Bitboard, int]:
+    """The least of the 8 symmetric images of a side-relative position (ordered by player, then
+    opponent) and the symmetry k that produces it; map a canonical move back with
+    ``transform_square(move, SYMMETRY_INVERSE[k], size)``."""
+    best = None
+    for k in range(8):
+        img = (_core.symmetry(player, k, size), _core.symmetry(opponent, k, size), k)
+        if best is None or img[:2] < best[:2]:
+            best = img
+    assert best is not None
+    return best
