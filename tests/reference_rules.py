@@ -144,3 +144,20 @@ def random_grid(size: int, rng: random.Random, density: float) -> Grid:
 def grid_text(grid: Grid) -> str:
     """The grid row by row as one string of X, O and '-' (an absolute board string)."""
     return "".join("".join(row) for row in grid).replace(EMPTY, "-")
+
+
+def bitboards(grid: Grid) -> tuple[int, int]:
+    """(black, white) as 64-bit integers, bit row * 8 + col (the engine's frame, for comparison)."""
+    black = white = 0
+    for r, row in enumerate(grid):
+        for c, cell in enumerate(row):
+            if cell == BLACK:
+                black |= 1 << (r * 8 + c)
+            elif cell == WHITE:
+                white |= 1 << (r * 8 + c)
+    return black, white
+
+
+def square_index(move: tuple[int, int]) -> int:
+    """The engine's square number of a (row, col) move."""
+    return move[0] * 8 + move[1]
