@@ -139,6 +139,35 @@ cdef u64 perft_rec(u64 P, u64 O, u64 mask, int depth, bint bulk) noexcept nogil:
     return total
 
 
+cdef u64 perft_rec_frame(u64 P, u64 O, int depth, bint bulk) noexcept nogil:
+    """perft_rec with the 8x8 mask as a constant, so the compiler drops the mask test: it exists
+    only so that scripts/bench_core.py can measure what the board mask costs the 8x8 path."""
+    cdef u64 moves, f, total
+    cdef int sq
+    if depth == 0:
+        return 1
+    moves = bb_moves(P, O, ~(<u64>0))
+    if moves == 0:
+        if bb_moves(O, P, ~(<u64>0)) == 0:
+            return 1
+        return perft_rec_frame(O, P, depth - 1, bulk)
+    total = 0
+    if depth == 1:
+        if bulk:
+            return oe_popcount(moves)
+        while moves:
+            sq = oe_ctz(moves)
+            moves &= moves - 1
+            total += bb_flips(P, O, sq) != 0
+        return total
+    while moves:
+        sq = oe_ctz(moves)
+        moves &= moves - 1
+        f = bb_flips(P, O, sq)
+        total += perft_rec_frame(O ^ f, P ^ f ^ ((<u64>1) << sq), depth - 1, bulk)
+    return total
+
+
 # --- symmetries -----------------------------------------------------------------------------
 # Index k in 0..7: bit 0 = mirror left-right (col -> 7-col), bit 1 = mirror top-bottom
 # (row -> 7-row), bit 2 = transpose (row <-> col), applied in that order, on the 8x8 frame.

@@ -86,6 +86,16 @@ def perft(u64 P, u64 O, int depth, u64 mask=FULL_MASK, bint bulk=False):
     return n
 
 
+def _perft_frame(u64 P, u64 O, int depth, bint bulk=False):
+    """perft on the full 8x8 frame with no board mask at all (for measuring the mask's cost)."""
+    cdef u64 n
+    if depth < 0:
+        raise ValueError("depth must be >= 0")
+    with nogil:
+        n = perft_rec_frame(P, O, depth, bulk)
+    return n
+
+
 def symmetry(u64 x, int k, int size=8):
     """Image of bitboard x under symmetry k (0..7) of a size x size board.
 
