@@ -12,10 +12,80 @@ cdef extern from *:
     static inline int oe_popcount(unsigned long long x) { return __builtin_popcountll(x); }
     static inline int oe_ctz(unsigned long long x) { return __builtin_ctzll(x); }
     static inline int oe_clz(unsigned long long x) { return __builtin_clzll(x); }
+
+    /* AVX2 kernels: the four directions of a line side by side in one 256-bit vector (GCC/clang
+       vector extensions; shifts by a vector are per lane). Used when the compiler targets AVX2;
+       otherwise OE_VECTOR is 0 and the scalar kernels below (in Cython) do the work. */
+    #if defined(__AVX2__) && (defined(__GNUC__) || defined(__clang__))
+    #define OE_VECTOR 1
+    typedef unsigned long long oe_v4 __attribute__((vector_size(32)));
+    typedef long long oe_s4 __attribute__((vector_size(32)));
+    static oe_v4 oe_line_up4[64];     /* lane d: LINE_UP[sq][d] */
+    static oe_v4 oe_line_down4[64];   /* lane d: LINE_DOWN[sq][d] */
+    #define OE_S1 ((oe_v4){1, 8, 9, 7})
+    #define OE_S2 ((oe_v4){2, 16, 18, 14})
+    #define OE_S4 ((oe_v4){4, 32, 36, 28})
+    #define OE_INNER 0x7E7E7E7E7E7E7E7EULL
+
+    static inline unsigned long long oe_or_lanes(oe_v4 x) {
+        return x[0] | x[1] | x[2] | x[3];
+    }
+    static inline void oe_set_lines(int sq, int d, unsigned long long up, unsigned long long down) {
+        oe_line_up4[sq][d] = up;
+        oe_line_down4[sq][d] = down;
+    }
+    static inline unsigned long long oe_moves_v(unsigned long long P, unsigned long long O,
+                                                unsigned long long mask) {
+        oe_v4 p = {P, P, P, P};
+        oe_v4 o = {O & OE_INNER, O, O & OE_INNER, O & OE_INNER};
+        oe_v4 pre = o & (o << OE_S1);
+        oe_v4 f = o & (p << OE_S1);
+        f |= o & (f << OE_S1);
+        f |= pre & (f << OE_S2);
+        f |= pre & (f << OE_S2);
+        oe_v4 m = f << OE_S1;
+        pre = o & (o >> OE_S1);
+        f = o & (p >> OE_S1);
+        f |= o & (f >> OE_S1);
+        f |= pre & (f >> OE_S2);
+        f |= pre & (f >> OE_S2);
+        m |= f >> OE_S1;
+        return oe_or_lanes(m) & ~(P | O) & mask;
+    }
+    static inline unsigned long long oe_flips_v(unsigned long long P, unsigned long long O, int sq) {
+        oe_v4 p = {P, P, P, P};
+        oe_v4 o = {O, O, O, O};
+        oe_v4 up = oe_line_up4[sq], down = oe_line_down4[sq];
+        /* towards h8: the outflank is the lowest non-O square of the line */
+        oe_v4 e = ~o & up;
+        oe_v4 out = e & (0 - e) & p;
+        oe_v4 flips = (out + (oe_v4)(out != 0)) & up;          /* out - 1 where out != 0 */
+        /* towards a1: smear the non-O squares down the line; its top is the outflank */
+        e = ~o & down;
+        e |= e >> OE_S1;
+        e |= e >> OE_S2;
+        e |= e >> OE_S4;
+        out = e & ~(e >> OE_S1) & down & p;
+        flips |= ~e & down & (oe_v4)(out != 0);
+        return oe_or_lanes(flips);
+    }
+    #else
+    #define OE_VECTOR 0
+    static inline void oe_set_lines(int sq, int d, unsigned long long up, unsigned long long down) {}
+    static inline unsigned long long oe_moves_v(unsigned long long P, unsigned long long O,
+                                                unsigned long long mask) { return 0; }
+    static inline unsigned long long oe_flips_v(unsigned long long P, unsigned long long O, int sq) {
+        return 0;
+    }
+    #endif
     """
     int oe_popcount(unsigned long long x) nogil
     int oe_ctz(unsigned long long x) nogil
     int oe_clz(unsigned long long x) nogil
+    const int OE_VECTOR
+    void oe_set_lines(int sq, int d, unsigned long long up, unsigned long long down) nogil
+    unsigned long long oe_moves_v(unsigned long long P, unsigned long long O, unsigned long long mask) nogil
+    unsigned long long oe_flips_v(unsigned long long P, unsigned long long O, int sq) nogil
 
 ctypedef unsigned long long u64
 
@@ -54,6 +124,7 @@ cdef void init_lines() noexcept:
                 LINE_DOWN[sq][d] |= (<u64>1) << (r * 8 + c)
                 r -= DR[d]
                 c -= DC[d]
+            oe_set_lines(sq, d, LINE_UP[sq][d], LINE_DOWN[sq][d])
 
 init_lines()
 
@@ -79,7 +150,14 @@ cdef inline u64 moves_pair(u64 P, u64 O, int s) noexcept nogil:
 
 cdef inline u64 bb_moves(u64 P, u64 O, u64 mask) noexcept nogil:
     """Legal moves of P against O as a bitboard (empty squares inside mask)."""
-    cdef u64 oh = O & INNER
+    if OE_VECTOR:
+        return oe_moves_v(P, O, mask)
+    return moves_scalar(P, O, mask)
+
+
+cdef inline u64 moves_scalar(u64 P, u64 O, u64 mask) noexcept nogil:
+    """bb_moves without vector instructions."""
+    cdef u64 oh = O & 0x7E7E7E7E7E7E7E7EULL
     cdef u64 m = moves_pair(P, oh, 1) | moves_pair(P, O, 8) | moves_pair(P, oh, 9) | moves_pair(P, oh, 7)
     return m & ~(P | O) & mask
 
@@ -101,6 +179,13 @@ cdef inline u64 flips_down(u64 P, u64 O, u64 line) noexcept nogil:
 
 cdef inline u64 bb_flips(u64 P, u64 O, int sq) noexcept nogil:
     """Discs of O flipped when P plays at sq (0 when the move flips nothing); sq must be empty."""
+    if OE_VECTOR:
+        return oe_flips_v(P, O, sq)
+    return flips_scalar(P, O, sq)
+
+
+cdef inline u64 flips_scalar(u64 P, u64 O, int sq) noexcept nogil:
+    """bb_flips without vector instructions."""
     cdef u64* up = LINE_UP[sq]
     cdef u64* down = LINE_DOWN[sq]
     return (flips_up(P, O, up[0]) | flips_up(P, O, up[1])

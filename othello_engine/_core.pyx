@@ -48,6 +48,22 @@ def flipped_discs(u64 P, u64 O, int sq):
     return bb_flips(P, O, sq)
 
 
+VECTOR_KERNELS = bool(OE_VECTOR)
+"""True when move generation and flips run on the AVX2 kernels (else the scalar ones)."""
+
+
+def _legal_moves_scalar(u64 P, u64 O, u64 mask=FULL_MASK):
+    """legal_moves on the scalar kernel whatever the build (for tests of both kernels)."""
+    return moves_scalar(P, O, mask)
+
+
+def _flipped_discs_scalar(u64 P, u64 O, int sq):
+    """flipped_discs on the scalar kernel whatever the build (for tests of both kernels)."""
+    if sq < 0 or sq > 63:
+        raise ValueError(f"square {sq} is out of range 0..63")
+    return flips_scalar(P, O, sq)
+
+
 def make_move(u64 P, u64 O, int sq):
     """Play sq for P and return the new (P, O) with the sides swapped (the opponent to move).
 

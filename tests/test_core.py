@@ -33,12 +33,14 @@ def check_position(grid: ref.Grid, color: str) -> None:
     P, O = side_bitboards(grid, color)
     moves = ref.legal_moves(grid, color)
     assert _core.legal_moves(P, O, mask) == bits(moves), ref.grid_text(grid)
+    assert _core._legal_moves_scalar(P, O, mask) == bits(moves), ref.grid_text(grid)
     for r in range(size):
         for c in range(size):
             if grid[r][c] == ref.EMPTY:
                 sq = r * 8 + c
-                assert _core.flipped_discs(P, O, sq) == bits(ref.flips(grid, color, r, c)), (
-                    ref.grid_text(grid), color, sq)
+                expected = bits(ref.flips(grid, color, r, c))
+                assert _core.flipped_discs(P, O, sq) == expected, (ref.grid_text(grid), color, sq)
+                assert _core._flipped_discs_scalar(P, O, sq) == expected, (ref.grid_text(grid), sq)
     for move in moves:
         after = ref.play(grid, color, move)
         assert _core.make_move(P, O, ref.square_index(move)) == side_bitboards(after, ref.other(color))
@@ -66,6 +68,20 @@ def test_arbitrary_positions_match_reference(size: int) -> None:
     for i in range(600 if size < 7 else 300):
         grid = ref.random_grid(size, rng, density=0.3 + 0.65 * (i % 10) / 10)
         check_position(grid, rng.choice((ref.BLACK, ref.WHITE)))
+
+
+def test_kernels_agree_on_dense_random_bitboards() -> None:
+    """The vector kernels (when built) and the scalar ones on many arbitrary 8x8 positions."""
+    rng = random.Random(77)
+    for _ in range(20000):
+        occupied = rng.getrandbits(64) | rng.getrandbits(64)
+        P = occupied & rng.getrandbits(64)
+        O = occupied & ~P
+        assert _core.legal_moves(P, O) == _core._legal_moves_scalar(P, O)
+        empty = ~occupied & ((1 << 64) - 1)
+        if empty:
+            sq = rng.choice([s for s in range(64) if empty >> s & 1])
+            assert _core.flipped_discs(P, O, sq) == _core._flipped_discs_scalar(P, O, sq)
 
 
 def test_board_mask() -> None:
