@@ -664,7 +664,8 @@ class Engine(ProtocolEngine):
             if options:
                 engine.configure(options)
         except BaseException:
-            engine.close()
+            # no quit for an engine that failed its handshake: terminate it, then kill it
+            engine.process.close(None, timeout=0.5)
             raise
         return engine
 
@@ -713,6 +714,7 @@ class Engine(ProtocolEngine):
         managed by :meth:`analyse`. Booleans go as ``true``/``false``; a ``button`` takes None.
         EngineError if the engine rejects one."""
         self._check_idle()
+        commands: list[str] = []
         for name, value in options.items():
             option = self.options.get(name.lower())
             if option is None:
@@ -721,7 +723,7 @@ class Engine(ProtocolEngine):
             if option.name.lower() == "multipv":
                 raise EngineError("MultiPV is set per call: use analyse(..., multipv=k)")
             if option.type == "button" or value is None:
-                self.process.send(f"setoption name {option.name}")
+                commands.append(f"setoption name {option.name}")
                 continue
             if isinstance(value, bool):
                 text = "true" if value else "false"
@@ -739,14 +741,13 @@ class Engine(ProtocolEngine):
             if option.type == "combo" and option.var and text not in option.var:
                 raise EngineError(f"value {text!r} for option {option.name!r} is not one of "
                                   f"{', '.join(option.var)}")
-            self.process.send(f"setoption name {option.name} value {text}")
-        self.ping()
+            commands.append(f"setoption name {option.name} value {text}")
+        self._send_checked(commands)
 
     def new_game(self) -> None:
         """Tell the engine a new game starts (``ucinewgame``/``uginewgame``)."""
         self._check_idle()
-        self.process.send("uginewgame" if self.protocol == "ugi" else "ucinewgame")
-        self.ping()
+        self._send_checked(["uginewgame" if self.protocol == "ugi" else "ucinewgame"])
 
     # --- searching -----------------------------------------------------------------------------
     def _check_idle(self) -> None:
@@ -755,17 +756,17 @@ class Engine(ProtocolEngine):
         if not self.process.alive:
             raise self.process._terminated("idle")
 
-    def _set_multipv(self, k: int) -> None:
+    def _multipv_commands(self, k: int) -> list[str]:
         if k < 1:
             raise ValueError(f"multipv must be at least 1, not {k}")
-        if k != self._multipv:
-            option = self.options.get("multipv")
-            if option is None:
-                if k > 1:
-                    raise EngineError(f"engine {self.name!r} has no MultiPV option")
-                return
-            self.process.send(f"setoption name {option.name} value {k}")
-            self._multipv = k
+        if k == self._multipv:
+            return []
+        option = self.options.get("multipv")
+        if option is None:
+            if k > 1:
+                raise EngineError(f"engine {self.name!r} has no MultiPV option")
+            return []
+        return [f"setoption name {option.name} value {k}"]
 
     def _search_timeout(self, board: Board, limit: Optional[Limit],
                         timeout: Optional[float]) -> Optional[float]:
@@ -782,29 +783,31 @@ class Engine(ProtocolEngine):
 
     def _start(self, board: Board, limit: Optional[Limit], multipv: int) -> AnalysisStream:
         self._check_idle()
-        self._set_multipv(multipv)
-        self._send_position(board)
+        commands = self._multipv_commands(multipv)
+        self._send_checked(commands + [position_command(board, self.protocol)])
+        self._multipv = multipv
         self.process.send(go_command(limit, self.protocol))
         # answered at once even while searching; an error before it means go was rejected
         self.process.send("isready")
         self._busy = True
         return AnalysisStream(self, board)
 
-    def _send_position(self, board: Board) -> None:
-        """Send the position and check it was taken: a rejected position must not be searched
-        as the previous one. An engine that sends ``bestmove`` a moment before it accepts new
-        commands ("busy"/"searching") gets the position again, for up to a second."""
-        command = position_command(board, self.protocol)
+    def _send_checked(self, commands: Sequence[str]) -> None:
+        """Send commands, then ``isready``; EngineError naming them if the engine reported an
+        error (a rejected position must not be searched as the previous one). An engine that
+        sends ``bestmove`` a moment before it accepts new commands ("busy"/"searching") gets
+        them again, for up to a second."""
         deadline = time.monotonic() + 1.0
         while True:
-            self.process.send(command)
+            for command in commands:
+                self.process.send(command)
             try:
                 self.ping()
                 return
             except EngineError as exc:
                 text = str(exc).lower()
                 if ("searching" not in text and "busy" not in text) or time.monotonic() > deadline:
-                    raise EngineError(f"{exc} (after {command!r})") from None
+                    raise EngineError(f"{exc} (after {'; '.join(commands)!r})") from None
                 time.sleep(0.02)
 
     def play(self, board: Board, limit: Limit, *, timeout: Optional[float] = None) -> PlayResult:
@@ -995,6 +998,8 @@ class AnalysisStream:
         try:
             while self.next(self.engine.timeout) is not None:
                 pass
+        except IllegalEngineMoveError:
+            pass  # it did answer; the search is over
         except EngineError:
             self.engine._busy = False
             self.engine.process.kill()
