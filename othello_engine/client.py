@@ -810,13 +810,15 @@ class Engine(ProtocolEngine):
                     raise EngineError(f"{exc} (after {'; '.join(commands)!r})") from None
                 time.sleep(0.02)
 
-    def play(self, board: Board, limit: Limit, *, timeout: Optional[float] = None) -> PlayResult:
-        """Search the position (its game's moves are sent too) and return the engine's move.
+    def play(self, board: Board, limit: Limit, *, multipv: int = 1,
+             timeout: Optional[float] = None) -> PlayResult:
+        """Search the position (its game's moves are sent too) and return the engine's move
+        with its last info (and, with ``multipv=k``, the last info of each of k lines).
 
         IllegalEngineMoveError if the move is not legal; EngineTimeoutError if no ``bestmove``
         comes within the timeout (see the class); EngineTerminatedError if the engine dies.
         """
-        stream = self._start(board, limit, 1)
+        stream = self._start(board, limit, multipv)
         with stream:
             result = stream.wait(self._search_timeout(board, limit, timeout))
         return result
