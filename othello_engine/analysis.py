@@ -77,7 +77,8 @@ def detect_format(text: str) -> str:
     if ";" in t:
         return "obf"
     fields = t.split()
-    if len(fields) == 2 and _is_cells(fields[0]) and fields[1].lower() in (
+    # a wrong length still counts as a board string, so the error says what is wrong with it
+    if len(fields) == 2 and _CELLS.match(fields[0]) and len(fields[0]) >= 9 and fields[1].lower() in (
             "x", "o", "b", "w", "*", "black", "white"):
         return "board"
     if len(fields) == 1 and len(t) > 9 and _is_cells(t[:-1]) and t[-1].lower() in "xobw*":
@@ -379,11 +380,17 @@ def analyse_lines(sources: Sequence[Source], limit: Limit, *, spec: Optional[Eng
     records in input order (a GGF game gives one record per move). Blank lines and lines
     starting with ``#`` are skipped. on_progress(done, total) is called as positions finish
     (total is None until all input is read). Engines are started first: EngineError if that
-    fails."""
+    fails (before any record is yielded)."""
     spec = spec or EngineSpec()
     if jobs < 1:
         raise ValueError(f"jobs must be at least 1, not {jobs}")
     workers = _start_workers(spec, jobs)
+    return _run(sources, workers, limit, multipv, fmt, timeout, on_progress)
+
+
+def _run(sources: Sequence[Source], workers: list[_Worker], limit: Limit, multipv: int, fmt: str,
+         timeout: Optional[float], on_progress: Optional[Callable[[int, Optional[int]], None]]
+         ) -> Iterator[Record]:
     tasks: queue.Queue[Optional[_Task]] = queue.Queue()
     board = _ResultBoard()
 
@@ -649,36 +656,49 @@ class Progress:
 
 
 def plot_games(games: Mapping[tuple[str, int], list[Record]], path: str) -> list[str]:
-    """Draw the score after each move (discs, black's view) of each game; one game goes to
-    path, several to ``<stem>-<line><ext>``. Returns the files written."""
+    """Draw each game's score graph: the score (discs, black's view) of the position after each
+    move, exact scores marked, the final result last. One game goes to path, several to
+    ``<stem>-<line><ext>``. Returns the files written."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
 
     written = []
     stem, ext = os.path.splitext(path)
     for (name, line), records in games.items():
         target = path if len(games) == 1 else f"{stem}-{line}{ext or '.png'}"
-        points = [(r.ply - 1, r.black_score, r.exact) for r in records
+        points = [(r.ply - 1, float(r.black_score), r.exact) for r in records
                   if r.error is None and r.ply is not None and r.black_score is not None]
+        title = f"{'stdin' if name == '-' else os.path.basename(name)}, line {line}"
+        try:
+            game = parse_ggf(records[0].input)
+            if game.board.is_game_over():
+                points.append((len(game.board.move_stack), float(game.board.disc_difference()),
+                               True))
+            if game.black or game.white:
+                title = f"{game.black or '?'} (black) vs {game.white or '?'} (white) - {title}"
+        except OthelloError:
+            pass
         fig, ax = plt.subplots(figsize=(9, 3.6), dpi=100)
         if points:
             xs = [p[0] for p in points]
-            ys = [float(p[1]) for p in points]  # type: ignore[arg-type]
+            ys = [p[1] for p in points]
             ax.fill_between(xs, ys, 0, where=[y >= 0 for y in ys], color="#333333", alpha=0.35,
-                            interpolate=True, step=None)
+                            interpolate=True, label="black ahead")
             ax.fill_between(xs, ys, 0, where=[y <= 0 for y in ys], color="#bbbbbb", alpha=0.6,
-                            interpolate=True)
+                            interpolate=True, label="white ahead")
             ax.plot(xs, ys, color="black", linewidth=1.2, marker="o", markersize=2.5)
-            ex = [(x, y) for (x, _, e), y in zip(points, ys) if e]
-            if ex:
-                ax.plot([p[0] for p in ex], [p[1] for p in ex], "s", color="tab:red",
+            exact = [(x, y) for x, y, e in points if e]
+            if exact:
+                ax.plot([p[0] for p in exact], [p[1] for p in exact], "s", color="tab:red",
                         markersize=3.5, label="exact")
-                ax.legend(loc="upper left", fontsize=8)
+            ax.legend(loc="upper left", fontsize=8)
         ax.axhline(0, color="grey", linewidth=0.8)
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_xlabel("moves played")
         ax.set_ylabel("score for black (discs)")
-        ax.set_title(f"{os.path.basename(name)} line {line}")
+        ax.set_title(title, fontsize=10)
         ax.grid(True, alpha=0.3)
         fig.tight_layout()
         fig.savefig(target)
@@ -787,13 +807,6 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     command = shlex.split(args.engine) if args.engine else list(DEFAULT_ENGINE)
     spec = EngineSpec(command, args.protocol, options, stderr=err)
 
-    out = sys.stdout
-    if args.json:
-        writer: Any = JsonWriter(out)
-    elif args.csv:
-        writer = CsvWriter(out)
-    else:
-        writer = TableWriter(out, show_file=len(args.files) > 1)
     progress = Progress(err, enabled=not args.quiet and err.isatty())
     games: dict[tuple[str, int], list[Record]] = {}
     failures = 0
@@ -801,6 +814,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         records = analyse_lines(_open_sources(args.files, sys.stdin.buffer), limit, spec=spec,
                                 multipv=args.multipv, jobs=args.jobs, fmt=args.format,
                                 timeout=args.timeout, on_progress=progress.update)
+        out = sys.stdout
+        if args.json:
+            writer: Any = JsonWriter(out)
+        elif args.csv:
+            writer = CsvWriter(out)
+        else:
+            writer = TableWriter(out, show_file=len(args.files) > 1)
         for record in records:
             progress.clear()
             writer.write(record)
