@@ -328,9 +328,8 @@ class _Worker:
     def analyse(self, task: _Task, limit: Limit, multipv: int, timeout: Optional[float]) -> Record:
         pos = task.pos
         board = pos.board
-        base = dict(file=task.file, line=task.line, text=task.text, fmt=task.fmt)
         if board.is_game_over():
-            return final_record(**base, pos=pos)
+            return final_record(task.file, task.line, task.text, task.fmt, pos)
         flip = board.must_pass()
         if flip:
             board = board.copy()
@@ -343,8 +342,8 @@ class _Worker:
                 assert self.engine is not None
                 started = time.monotonic()
                 result = self.engine.play(board, limit, multipv=multipv, timeout=timeout)
-                return make_record(**base, pos=pos, result=result,
-                                   elapsed=time.monotonic() - started, flip=flip)
+                return make_record(task.file, task.line, task.text, task.fmt, pos, result,
+                                   time.monotonic() - started, flip)
             except EngineTerminatedError as exc:
                 last_error = exc
                 try:
@@ -612,6 +611,12 @@ class CsvWriter:
 
 # --- progress and plots -------------------------------------------------------------------------
 
+def _clock(seconds: float) -> str:
+    """``m:ss`` (``h:mm:ss`` from an hour on)."""
+    s = int(seconds + 0.5)
+    return f"{s // 3600}:{s // 60 % 60:02d}:{s % 60:02d}" if s >= 3600 else f"{s // 60}:{s % 60:02d}"
+
+
 class Progress:
     """A one-line progress bar on a terminal: positions done, rate, time left."""
 
@@ -640,7 +645,7 @@ class Progress:
             filled = int(width * self.done / self.total)
             bar = "[" + "#" * filled + "." * (width - filled) + "]"
             left = (self.total - self.done) / rate if rate > 0 else None
-            eta = "?" if left is None else time.strftime("%H:%M:%S", time.gmtime(left))
+            eta = "?" if left is None else _clock(left)
             text = f"{bar} {self.done}/{self.total}  {rate:.2f}/s  left {eta}"
         else:
             text = f"{self.done} done  {rate:.2f}/s  (reading input)"
@@ -821,10 +826,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             writer = CsvWriter(out)
         else:
             writer = TableWriter(out, show_file=len(args.files) > 1)
+        shared = out.isatty()  # the bar and the rows share the terminal: move the bar down
         for record in records:
-            progress.clear()
+            if shared:
+                progress.clear()
             writer.write(record)
-            progress.draw()
+            if shared:
+                progress.draw()
             if record.error is not None:
                 failures += 1
             if args.plot and record.format == "ggf" and record.ply is not None:

@@ -254,7 +254,7 @@ class EngineProcess:
 
     def pending(self) -> list[str]:
         """Lines already received and not yet read (does not wait)."""
-        out = []
+        out: list[str] = []
         while True:
             try:
                 item = self._lines.get_nowait()
@@ -786,11 +786,12 @@ class Engine(ProtocolEngine):
         commands = self._multipv_commands(multipv)
         self._send_checked(commands + [position_command(board, self.protocol)])
         self._multipv = multipv
+        started = time.monotonic()
         self.process.send(go_command(limit, self.protocol))
         # answered at once even while searching; an error before it means go was rejected
         self.process.send("isready")
         self._busy = True
-        return AnalysisStream(self, board)
+        return AnalysisStream(self, board, started)
 
     def _send_checked(self, commands: Sequence[str]) -> None:
         """Send commands, then ``isready``; EngineError naming them if the engine reported an
@@ -868,10 +869,10 @@ class AnalysisStream:
     as ``info string`` are kept in :attr:`strings`, not yielded); the iteration ends at
     ``bestmove``. :meth:`stop` may be called from any thread."""
 
-    def __init__(self, engine: Engine, board: Board) -> None:
+    def __init__(self, engine: Engine, board: Board, started: Optional[float] = None) -> None:
         self.engine = engine
         self.board = board
-        self.started = time.monotonic()
+        self.started = time.monotonic() if started is None else started
         self.info = Info()
         """The latest main-line info (multipv 1) with a score or PV."""
         self.multipv: dict[int, Info] = {}
