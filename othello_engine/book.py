@@ -605,6 +605,74 @@ def nboard_book_lines(book: Optional[Book], board: Board, count: int = 1) -> lis
     return out
 
 
+class BookOptions:
+    """The book options of a protocol session: ``OwnBook`` (play from the book, default off) and
+    ``BookFile`` (a book file; empty for the shipped book). The file is opened read-only, once,
+    when first needed; a book that cannot be used is reported once and the session plays on."""
+
+    NAMES = ("ownbook", "bookfile")
+
+    def __init__(self, seed: Optional[int] = None) -> None:
+        self.enabled = False
+        self.path = ""
+        self.seed = seed
+        self._book: Optional[Book] = None
+        self._loaded = False
+
+    def option_lines(self) -> list[str]:
+        """The ``option`` lines of the UCI-like handshake."""
+        return ["option name OwnBook type check default false",
+                "option name BookFile type string default <empty>"]
+
+    def set_option(self, name: str, value: str) -> list[str]:
+        """Apply ``setoption name <name> value <value>`` for a book option; returns the lines to
+        send (``info string ...``). Raises BookError for a bad value."""
+        key = name.strip().lower()
+        if key == "ownbook":
+            v = value.strip().lower()
+            if v not in ("true", "false"):
+                raise BookError(f"bad value {value!r} for option OwnBook: expected true or false")
+            self.enabled = v == "true"
+            return self._load() if self.enabled else []
+        if key == "bookfile":
+            v = value.strip()
+            self.path = "" if v in ("", "<empty>") else v
+            self.close()
+            return self._load() if self.enabled else []
+        raise BookError(f"unknown option {name!r}")
+
+    def _load(self) -> list[str]:
+        if self._loaded:
+            return []
+        self._loaded = True
+        warnings: list[str] = []
+        self._book = load_book(self.path or None, self.seed, warn=warnings.append)
+        if self._book is not None:
+            st = self._book.stats()
+            return [f"info string book {self._book.path}: {st.positions} positions"]
+        return [f"info string {w}" for w in warnings]
+
+    @property
+    def book(self) -> Optional[Book]:
+        return self._book
+
+    def probe(self, board: Board, warn: Optional[Callable[[str], None]] = None) -> Optional[BookMove]:
+        """The book move to play now, or None (book off, unusable, or position not in it)."""
+        if not self.enabled:
+            return None
+        for line in self._load():
+            if warn is not None and "not used" in line:
+                warn(line)
+        hit = safe_probe(self._book, board, warn=warn)
+        return hit
+
+    def close(self) -> None:
+        if self._book is not None:
+            self._book.close()
+        self._book = None
+        self._loaded = False
+
+
 def learn_game(path: str, game: Board, plies: Optional[int] = None) -> str:
     """Add a game to the book file at path (opened for writing only for this); returns a one-line
     report. Raises BookError when the file cannot be used."""

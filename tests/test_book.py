@@ -20,7 +20,7 @@ import pytest
 from othello_engine import _core
 from othello_engine.board import (BLACK, PASS, Board, format_ggf, parse_square, square_name,
                                   transform_square)
-from othello_engine.book import (Book, BookError, learn_game, load_book, nboard_book_lines,
+from othello_engine.book import (Book, BookError, BookOptions, learn_game, load_book, nboard_book_lines,
                                  parse_moves, safe_probe)
 from othello_engine.engine import Engine
 
@@ -341,3 +341,17 @@ def test_the_game_plays_book_moves_instantly(tmp_path: Path) -> None:
     assert time.monotonic() - started < 2.0
     child.sendline("quit")
     child.expect(pexpect.EOF)
+
+
+def test_book_options_of_a_session(tmp_path: Path) -> None:
+    opts = BookOptions(seed=3)
+    assert opts.probe(Board()) is None  # off by default
+    lines = opts.set_option("OwnBook", "true")
+    assert lines and lines[0].startswith("info string book <shipped book>:")
+    assert opts.probe(Board()).move in Board().legal_moves()
+    lines = opts.set_option("BookFile", str(tmp_path / "missing.book"))
+    assert len(lines) == 1 and lines[0].startswith("info string book not used:")
+    assert opts.probe(Board()) is None  # plays on without a book
+    with pytest.raises(BookError):
+        opts.set_option("OwnBook", "maybe")
+    assert BookOptions().set_option("BookFile", "") == []  # nothing is opened while the book is off
