@@ -322,7 +322,8 @@ class Game:
         you, eng = "you", "othello_engine"
         result = f"{b.disc_difference():+d}" if b.is_game_over() else ""
         text = format_ggf(b, black=you if self.human == BLACK else eng,
-                          white=eng if self.human == BLACK else you, result=result) + "\n"
+                          white=eng if self.human == BLACK else you, result=result,
+                          date=time.strftime("%Y-%m-%d %H:%M:%S GMT", time.gmtime())) + "\n"
         try:
             Path(name).expanduser().write_text(text, encoding="utf-8")
         except OSError as exc:
