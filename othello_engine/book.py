@@ -183,7 +183,15 @@ class Book:
         return book
 
     def close(self) -> None:
+        """Close the book. A writer that is the last user of the file folds the WAL back in and
+        leaves a single self-contained file (readers then need no side files)."""
         with self._lock:
+            if self.writable and self.path != ":memory:":
+                try:
+                    self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                    self._conn.execute("PRAGMA journal_mode=DELETE")
+                except sqlite3.Error:
+                    pass  # other connections still use the file; WAL mode stays, which is safe
             self._conn.close()
 
     def __enter__(self) -> Book:
@@ -785,8 +793,13 @@ def main(argv: Optional[list[str]] = None) -> int:
     except (BookError, OthelloError) as exc:
         print(f"othello-book: {exc}", file=sys.stderr)
         return 1
+    except BrokenPipeError:  # e.g. `othello-book export | head`
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
     except OSError as exc:
-        print(f"othello-book: {exc.filename or ''}: {exc.strerror or exc}", file=sys.stderr)
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"othello-book: {where}{exc.strerror or exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("othello-book: interrupted; the book keeps what was committed", file=sys.stderr)

@@ -261,7 +261,11 @@ def test_killed_writer_leaves_a_readable_book(tmp_path: Path) -> None:
         proc = subprocess.Popen([sys.executable, "-c", WRITER, str(path), str(round_)],
                                 stdout=subprocess.PIPE, text=True)
         assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
-        time.sleep(0.2 + 0.15 * round_)
+        # a reader works alongside the writer
+        deadline = time.monotonic() + 0.2 + 0.15 * round_
+        with Book.open(path) as reader:
+            while time.monotonic() < deadline:
+                assert reader.probe(Board()).move in Board().legal_moves()
         proc.send_signal(signal.SIGKILL)
         proc.wait(10)
         assert proc.returncode == -signal.SIGKILL
@@ -312,6 +316,8 @@ def test_cli_add_deepen_show_export_import(tmp_path: Path) -> None:
     r = run_book("--book", str(book_file), "add", str(bad))
     assert r.returncode == 1 and "bad.txt:1" in r.stderr and "Traceback" not in r.stderr
     assert not (tmp_path / "nope.book").exists()
+    # at rest a book is one self-contained file (the WAL is folded back when the writer closes)
+    assert not list(tmp_path.glob("*-wal")) and not list(tmp_path.glob("*-shm"))
 
 
 def test_learn_game_and_nboard_lines(tmp_path: Path) -> None:
