@@ -681,6 +681,60 @@ class BookOptions:
         self._loaded = False
 
 
+BOOK_ENV = "OTHELLO_ENGINE_BOOK"
+"""Environment variable that turns the book on for sessions without options (NBoard): a book file,
+or ``shipped`` for the book that ships with the package."""
+
+
+def options_from_environment(env: Optional[dict[str, str]] = None,
+                             seed: Optional[int] = None) -> BookOptions:
+    """BookOptions set from :data:`BOOK_ENV` (book off when it is unset or empty)."""
+    value = (os.environ if env is None else env).get(BOOK_ENV, "").strip()
+    opts = BookOptions(seed)
+    if value:
+        opts.path = "" if value.lower() == "shipped" else value
+        opts.enabled = True
+    return opts
+
+
+def uci_book_reply(options: BookOptions, board: Board, out: Callable[[str], None],
+                   move_text: Callable[[Square], str]) -> bool:
+    """For ``go`` in the UCI-like protocol: when the book is on and has a move for board, send the
+    book's info lines and the bestmove and return True (no search is started); else False."""
+    hit = options.probe(board, warn=lambda line: out(line if line.startswith("info string")
+                                                     else f"info string {line}"))
+    if hit is None:
+        return False
+    for line in uci_book_lines(hit, move_text):
+        out(line)
+    out(f"bestmove {move_text(hit.move)}")
+    return True
+
+
+def nboard_hint_lines(options: BookOptions, board: Board, count: int = 1) -> list[str]:
+    """For NBoard ``hint n``: the ``book`` lines of the book's moves (empty when the book is off or
+    does not know the position); send them before (or instead of) the ``search`` lines."""
+    if not options.enabled:
+        return []
+    options.probe(board)  # opens the book on first use
+    return nboard_book_lines(options.book, board, count)
+
+
+def nboard_learn(options: BookOptions, game: Board) -> list[str]:
+    """For NBoard ``learn``: add the game to the book file when one is set (the shipped book is
+    never written), then the required ``learned`` reply. A book that cannot be written is reported
+    in a ``status`` line and the session goes on."""
+    lines = []
+    if options.enabled and options.path:
+        try:
+            lines.append(f"status {learn_game(options.path, game)}")
+            options.close()  # reopened on next use: the file may have just been created
+        except (BookError, sqlite3.Error, OSError) as exc:
+            lines.append(f"status book not written: {exc}")
+    lines.append("learned")
+    return lines
+
+
 def learn_game(path: str, game: Board, plies: Optional[int] = None) -> str:
     """Add a game to the book file at path (opened for writing only for this); returns a one-line
     report. Raises BookError when the file cannot be used."""

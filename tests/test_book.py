@@ -21,6 +21,8 @@ from othello_engine import _core
 from othello_engine.board import (BLACK, PASS, Board, format_ggf, parse_square, square_name,
                                   transform_square)
 from othello_engine.book import (Book, BookError, BookOptions, learn_game, load_book, nboard_book_lines,
+                                 nboard_hint_lines, nboard_learn, options_from_environment,
+                                 uci_book_reply,
                                  parse_moves, safe_probe)
 from othello_engine.engine import Engine
 
@@ -361,3 +363,23 @@ def test_book_options_of_a_session(tmp_path: Path) -> None:
     with pytest.raises(BookError):
         opts.set_option("OwnBook", "maybe")
     assert BookOptions().set_option("BookFile", "") == []  # nothing is opened while the book is off
+
+
+def test_protocol_helpers(tmp_path: Path) -> None:
+    out: list[str] = []
+    opts = options_from_environment({})
+    assert not opts.enabled and not uci_book_reply(opts, Board(), out.append, square_name) and not out
+    opts = options_from_environment({"OTHELLO_ENGINE_BOOK": "shipped"}, seed=1)
+    assert uci_book_reply(opts, Board(), out.append, square_name)
+    assert out[0].startswith("info string book move ") and out[-1].startswith("bestmove ")
+    assert parse_square(out[-1].split()[1]) in Board().legal_moves()
+    lines = nboard_hint_lines(opts, Board(), 4)
+    assert len(lines) == 4 and all(line.startswith("book ") for line in lines)
+    assert {parse_square(line.split()[1]) for line in lines} == set(Board().legal_moves())
+    assert nboard_learn(opts, parse_moves(GAME)) == ["learned"]  # the shipped book is not written
+    path = tmp_path / "nb.book"
+    opts = options_from_environment({"OTHELLO_ENGINE_BOOK": str(path)})
+    lines = nboard_learn(opts, parse_moves(GAME))
+    assert lines[-1] == "learned" and lines[0].startswith("status learned 10 moves")
+    with Book.open(path) as book:
+        assert [m.move for m in book.lookup(Board())] == [parse_square("f5")]
