@@ -820,23 +820,28 @@ def build_parser() -> argparse.ArgumentParser:
                                 description="Build, inspect and use othello_engine opening books.")
     p.add_argument("--book", metavar="FILE",
                    help="the book file (SQLite); show/export read the shipped book without it")
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--book", metavar="FILE", default=argparse.SUPPRESS,
+                        help="the book file (may also be given before the command)")
     sub = p.add_subparsers(dest="command", required=True)
-    a = sub.add_parser("add", help="add games (GGF records or move sequences) to the book")
+    a = sub.add_parser("add", parents=[common],
+                       help="add games (GGF records or move sequences) to the book")
     a.add_argument("files", nargs="+")
     a.add_argument("--plies", type=int, default=None, help="only the first N moves of each game")
     a.add_argument("--size", type=int, default=8, help="board size of move-sequence files")
-    d = sub.add_parser("deepen", help="search the moves leading out of the book and negamax back")
+    d = sub.add_parser("deepen", parents=[common],
+                       help="search the moves leading out of the book and negamax back")
     d.add_argument("--depth", type=int, default=8)
     d.add_argument("--hash", type=int, default=16)
-    s = sub.add_parser("show", help="what the book knows about a position")
+    s = sub.add_parser("show", parents=[common], help="what the book knows about a position")
     s.add_argument("--moves", default="", help="moves from the start, e.g. f5d6c3")
     s.add_argument("--board", help="a board string 'CELLS SIDE' or a FEN")
     s.add_argument("--size", type=int, default=8)
-    e = sub.add_parser("export", help="write the book as text")
+    e = sub.add_parser("export", parents=[common], help="write the book as text")
     e.add_argument("output", nargs="?", default="-")
-    i = sub.add_parser("import", help="read a text book into the book file")
+    i = sub.add_parser("import", parents=[common], help="read a text book into the book file")
     i.add_argument("input")
-    sub.add_parser("stats", help="counts of positions, moves and games")
+    sub.add_parser("stats", parents=[common], help="counts of positions, moves and games")
     return p
 
 
@@ -891,6 +896,7 @@ def _run(args: argparse.Namespace) -> int:
         elif args.command == "show":
             board = _position_from_args(args)
             print(str(board))
+            print(("Black" if board.turn == BLACK else "White") + " to move")
             moves = book.lookup(board)
             if not moves:
                 print("not in the book")
@@ -910,8 +916,8 @@ def _run(args: argparse.Namespace) -> int:
             print(f"imported {n} positions")
         elif args.command == "stats":
             st = book.stats()
-            print(f"{book.path}: {st.positions} positions, {st.moves} moves "
-                  f"({st.scored} scored), {st.games} position visits by games")
+            print(f"{book.path}: {st.positions} positions, {st.moves} moves ({st.scored} scored); "
+                  f"games passed through its positions {st.games} times")
     return 0
 
 
