@@ -12,15 +12,15 @@ cdef enum:
     EG_INF = 200
 
 cdef int EG_SHALLOW = 6
-cdef int EG_TT_MIN = 10
+cdef int EG_TT_MIN = 8
 cdef int EG_W_POT = 0
 cdef int EG_W_STAB = 0
 
 # From how many empties moves are sorted by a static evaluation, a depth-1 and a depth-2 search
 # instead of by the opponent's mobility alone (tunable with _set_tuning for experiments).
-cdef int EG_SORT_EVAL = 12
-cdef int EG_SORT_D1 = 15
-cdef int EG_SORT_D2 = 19
+cdef int EG_SORT_EVAL = 99
+cdef int EG_SORT_D1 = 99
+cdef int EG_SORT_D2 = 99
 cdef int EG_STAB_MIN = 8
 
 
