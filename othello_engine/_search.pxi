@@ -491,8 +491,14 @@ cdef class Search:
         depth = 0
         while True:
             depth = done_depth + 1
-            if solve != SOLVE_AUTO or max_depth >= empties:
-                eg_turn = depth + lead > empties or (solve != SOLVE_AUTO and depth > 12)
+            if solve != SOLVE_AUTO:
+                eg_turn = depth + lead > empties or depth > 12
+            elif max_depth >= empties:
+                eg_turn = depth + lead > empties
+                if hard_time > 0:
+                    # hand over early when the solve should fit in the time left, never when not
+                    fits = solve_seconds(empties) <= 0.4 * (hard_time - (now_seconds() - st.start))
+                    eg_turn = fits and (eg_turn or depth > 8)
             else:
                 eg_turn = False
             if eg_turn:
@@ -570,6 +576,13 @@ cdef class Search:
             if soft_time > 0 and elapsed >= soft_time:
                 break
         return (result, done_depth, st.nodes, exact)
+
+
+def solve_seconds(int empties):
+    """A rough, deliberately pessimistic estimate of the exact solver's time (seconds) at
+    `empties` empty squares, from FFO measurements: ~1e5 nodes at 14 empties, growing about
+    2.7 times per empty, at about 5 million nodes per second."""
+    return 1e5 * 2.7 ** (empties - 14) / 5e6
 
 
 cdef int square_order_value(EvalCtx* c, int sq):
