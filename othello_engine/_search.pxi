@@ -25,6 +25,29 @@ cdef enum:
     SOLVE_WLD = 2
 
 
+# Midgame ordering: from MID_SORT_SEARCH plies left, moves are sorted by a static evaluation
+# of the reply (from MID_SORT_DEEP, by a MID_SORT_DEPTH search) minus MID_SORT_MOB per reply.
+cdef int MID_SORT_SEARCH = 99
+cdef int MID_SORT_DEEP = 99
+cdef int MID_SORT_DEPTH = 1
+cdef int MID_SORT_MOB = 16
+
+
+def _set_mid_tuning(str name, int value):
+    """Experiments only: change one of the midgame ordering parameters."""
+    global MID_SORT_SEARCH, MID_SORT_DEEP, MID_SORT_DEPTH, MID_SORT_MOB
+    if name == "sort_search":
+        MID_SORT_SEARCH = value
+    elif name == "sort_deep":
+        MID_SORT_DEEP = value
+    elif name == "sort_depth":
+        MID_SORT_DEPTH = value
+    elif name == "sort_mob":
+        MID_SORT_MOB = value
+    else:
+        raise ValueError(f"unknown tuning parameter {name!r}")
+
+
 cdef inline double now_seconds() noexcept nogil:
     cdef timespec ts
     clock_gettime(CLOCK_MONOTONIC, &ts)
@@ -206,6 +229,14 @@ cdef int mid_search(SearchState* st, u64 P, u64 O, int depth, int alpha, int bet
         fl[cnt] = f
         if sq == tmove:
             vals[cnt] = 1 << 28
+        elif depth >= MID_SORT_SEARCH:
+            # shallow search of the reply, plus the reply count (fewer is better)
+            om = bb_moves(O ^ f, P ^ f ^ bit, st.mask)
+            v = mid_search(st, O ^ f, P ^ f ^ bit, MID_SORT_DEPTH if depth >= MID_SORT_DEEP else 0,
+                           -SCORE_INF, SCORE_INF, ply + 1, False)
+            if st.aborted:
+                return 0
+            vals[cnt] = -v - MID_SORT_MOB * (oe_popcount(om) + oe_popcount(om & st.ev.corners))
         elif depth >= 3:
             om = bb_moves(O ^ f, P ^ f ^ bit, st.mask)
             vals[cnt] = st.order[sq] - 16 * (oe_popcount(om) + oe_popcount(om & st.ev.corners))
