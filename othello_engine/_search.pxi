@@ -31,12 +31,18 @@ cdef int MID_SORT_SEARCH = 99
 cdef int MID_SORT_DEEP = 99
 cdef int MID_SORT_DEPTH = 1
 cdef int MID_SORT_MOB = 16
+cdef int MPC_MIN_DEPTH = 4
+cdef int MPC_MARGIN = 500
 
 
 def _set_mid_tuning(str name, int value):
     """Experiments only: change one of the midgame ordering parameters."""
-    global MID_SORT_SEARCH, MID_SORT_DEEP, MID_SORT_DEPTH, MID_SORT_MOB
-    if name == "sort_search":
+    global MID_SORT_SEARCH, MID_SORT_DEEP, MID_SORT_DEPTH, MID_SORT_MOB, MPC_MIN_DEPTH, MPC_MARGIN
+    if name == "mpc_depth":
+        MPC_MIN_DEPTH = value
+    elif name == "mpc_margin":
+        MPC_MARGIN = value
+    elif name == "sort_search":
         MID_SORT_SEARCH = value
     elif name == "sort_deep":
         MID_SORT_DEEP = value
@@ -77,6 +83,7 @@ cdef struct SearchState:
     int contempt
     int squares
     int multipv
+    int selective
     int nroot
     int root_done
     int order[64]
@@ -170,7 +177,7 @@ cdef int mid_search(SearchState* st, u64 P, u64 O, int depth, int alpha, int bet
     """Negamax PVS score of P (to move) to depth plies within (alpha, beta), fail-soft, in
     centi-discs. A pass does not use up depth. pv nodes keep their line in st.pv[ply]."""
     cdef u64 moves, mO, f, bit, key, om
-    cdef int i, j, k, cnt, sq, v, best, bestmove, a0, tmove
+    cdef int i, j, k, cnt, sq, v, best, bestmove, a0, tmove, ds
     cdef int sqs[40]
     cdef int vals[40]
     cdef u64 fl[40]
@@ -210,6 +217,21 @@ cdef int mid_search(SearchState* st, u64 P, u64 O, int depth, int alpha, int bet
                 return e.upper
             if e.lower == e.upper:
                 return e.lower
+    if st.selective and not pv and depth >= MPC_MIN_DEPTH and beta < 6000 and alpha > -6000:
+        # probcut: a shallow search far outside the window predicts the deep one's fail
+        ds = depth // 2
+        if (depth - ds) & 1:
+            ds -= 1
+        v = mid_search(st, P, O, ds, beta + MPC_MARGIN - 1, beta + MPC_MARGIN, ply, False)
+        if st.aborted:
+            return 0
+        if v >= beta + MPC_MARGIN:
+            return beta
+        v = mid_search(st, P, O, ds, alpha - MPC_MARGIN, alpha - MPC_MARGIN + 1, ply, False)
+        if st.aborted:
+            return 0
+        if v <= alpha - MPC_MARGIN:
+            return alpha
     if tmove == TT_NO_MOVE and depth >= 5:
         # internal iterative deepening: a shallower search finds a first move to try
         mid_search(st, P, O, depth - 3, alpha, beta, ply, pv)
@@ -462,7 +484,8 @@ cdef class Search:
 
     def run(self, u64 P, u64 O, u64 mask, int max_depth=60, u64 max_nodes=0,
             double soft_time=0.0, double hard_time=0.0, u64 root_moves=0, int multipv=1,
-            object callback=None, *, int contempt=0, int solve=SOLVE_AUTO, int solve_lead=-1):
+            object callback=None, *, int contempt=0, int solve=SOLVE_AUTO, int solve_lead=-1,
+            bint selective=True):
         """Search P (to move) against O.
 
         Returns (lines, depth, nodes, exact): lines is a list of (move, score, pv tuple) best first,
@@ -493,6 +516,7 @@ cdef class Search:
         st.aborted = 0
         st.seldepth = 0
         st.contempt = contempt
+        st.selective = 0
         st.tt.age = (st.tt.age + 1) & 255
         moves = bb_moves(P, O, mask)
         if moves == 0:
@@ -533,6 +557,7 @@ cdef class Search:
             else:
                 eg_turn = False
             if eg_turn:
+                st.selective = 0
                 # exact (or win/loss/draw) solve, aspiration around the midgame estimate
                 if solve == SOLVE_WLD:
                     eg_alpha, eg_beta = -1, 1
@@ -568,6 +593,8 @@ cdef class Search:
                 break
             if depth > max_depth:
                 break
+            # forward pruning only where it can not spoil a proven score
+            st.selective = 1 if (selective and depth < empties) else 0
             if st.multipv > 1 or depth < 4:
                 alpha, beta = -SCORE_INF, SCORE_INF
                 delta = 0

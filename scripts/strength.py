@@ -107,7 +107,8 @@ class RhinoPlayer:
         replay = board.replay()
         for mv in board.move_stack:
             colour = "b" if replay.turn == BLACK else "w"
-            self._ask(f"play {colour} {'pass' if mv == PASS else square_name(mv)}")
+            if mv != PASS:            # gtp-rhino passes by itself and rejects "play w pass"
+                self._ask(f"play {colour} {square_name(mv)}")
             replay.push(mv)
         reply = self._ask("genmove " + ("b" if board.turn == BLACK else "w"))
         return PASS if reply.lower() == "pass" else parse_square(reply.lower())
