@@ -28,7 +28,7 @@ from othello_engine.client import (Engine, EngineError, EngineTerminatedError, E
                                    Info, Limit, PlayResult)
 
 FORMATS = ("obf", "board", "fen", "moves", "ggf")
-DEFAULT_DEPTH = 10
+DEFAULT_DEPTH = 12
 DEFAULT_ENGINE = [sys.executable, "-m", "othello_engine"]
 
 
