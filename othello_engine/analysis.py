@@ -16,11 +16,12 @@ import os
 import queue
 import re
 import shlex
+import signal
 import sys
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import IO, Any, Callable, Iterable, Iterator, Mapping, Optional, Sequence
+from typing import IO, Any, Callable, Generator, Iterable, Iterator, Mapping, Optional, Sequence
 
 from othello_engine.board import (BLACK, PASS, Board, OthelloError, Square, parse_ggf, parse_obf,
                                   parse_square, square_name)
@@ -352,12 +353,26 @@ class _Worker:
                     return self.error(task, f"engine died ({exc}) and could not be restarted: "
                                              f"{again}")
             except EngineTimeoutError as exc:
-                if self.engine is not None and not self.engine.alive:
-                    self.close()  # it was killed for hanging; the next position gets a new one
+                self._drop_if_hung()
                 return self.error(task, str(exc))
             except EngineError as exc:
                 return self.error(task, str(exc))
         return self.error(task, f"engine died twice on this position: {last_error}")
+
+    def _drop_if_hung(self) -> None:
+        """After a timeout: keep the engine only if it still answers; the next position gets a
+        new one otherwise."""
+        engine = self.engine
+        if engine is None:
+            return
+        try:
+            if engine.alive:
+                engine.ping(timeout=2.0)
+                return
+        except EngineError:
+            pass
+        engine.process.kill()
+        self.engine = None
 
     @staticmethod
     def error(task: _Task, why: str) -> Record:
@@ -374,7 +389,7 @@ def analyse_lines(sources: Sequence[Source], limit: Limit, *, spec: Optional[Eng
                   multipv: int = 1, jobs: int = 1, fmt: str = "auto",
                   timeout: Optional[float] = None,
                   on_progress: Optional[Callable[[int, Optional[int]], None]] = None
-                  ) -> Iterator[Record]:
+                  ) -> Generator[Record, None, None]:
     """Analyse every position of the input lines with ``jobs`` engine processes and yield the
     records in input order (a GGF game gives one record per move). Blank lines and lines
     starting with ``#`` are skipped. on_progress(done, total) is called as positions finish
@@ -389,7 +404,7 @@ def analyse_lines(sources: Sequence[Source], limit: Limit, *, spec: Optional[Eng
 
 def _run(sources: Sequence[Source], workers: list[_Worker], limit: Limit, multipv: int, fmt: str,
          timeout: Optional[float], on_progress: Optional[Callable[[int, Optional[int]], None]]
-         ) -> Iterator[Record]:
+         ) -> Generator[Record, None, None]:
     tasks: queue.Queue[Optional[_Task]] = queue.Queue()
     board = _ResultBoard()
 
@@ -770,6 +785,17 @@ def _open_sources(paths: Sequence[str], stdin: IO[bytes]) -> list[Source]:
     return [(p, lines_of(stdin) if p == "-" else file_lines(p)) for p in paths]
 
 
+def _exit_on_sigterm() -> Any:
+    """Make SIGTERM end the run like Ctrl-C does, so the engines are closed; returns the old
+    handler (None when signals cannot be set here, outside the main thread)."""
+    def handler(signum: int, frame: Any) -> None:
+        raise SystemExit(128 + signum)
+    try:
+        return signal.signal(signal.SIGTERM, handler)
+    except ValueError:
+        return None
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """``othello-analyze``: see ``othello-analyze --help``."""
     parser = build_parser()
@@ -816,6 +842,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     progress = Progress(err, enabled=not args.quiet and err.isatty())
     games: dict[tuple[str, int], list[Record]] = {}
     failures = 0
+    records: Optional[Generator[Record, None, None]] = None
+    previous = _exit_on_sigterm()
     try:
         records = analyse_lines(_open_sources(args.files, sys.stdin.buffer), limit, spec=spec,
                                 multipv=args.multipv, jobs=args.jobs, fmt=args.format,
@@ -846,11 +874,15 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         err.write("othello-analyze: interrupted\n")
         return 130
     except BrokenPipeError:
-        try:
-            sys.stdout = io.TextIOWrapper(open(os.devnull, "wb"))
-        except OSError:
-            pass
-        return 0
+        # the reader left (| head): stop quietly, and keep Python from complaining at exit
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1 if failures else 0
+    finally:
+        if records is not None:
+            records.close()  # stops the engines
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
     progress.clear()
     if args.plot:
         if not games:

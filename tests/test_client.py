@@ -12,13 +12,21 @@ from typing import Iterator
 
 import pytest
 
-from othello_engine.board import PASS, Board, parse_obf, square_name
+from othello_engine.board import PASS, Board, square_name
 from othello_engine.client import (Engine, EngineError, EngineProcess, EngineTerminatedError,
                                    EngineTimeoutError, IllegalEngineMoveError, Info, Limit,
                                    go_command, parse_info, position_command)
 
 ENGINE = [sys.executable, "-m", "othello_engine"]
-FFO = "/work/shared/data/ffo/fforum-1-19.obf"
+
+
+def midgame(empties: int) -> Board:
+    """A position that is not the standard start, with the given number of empties: the game of
+    first legal moves, restarted from its board (so it has no history)."""
+    board = Board()
+    while board.empties > empties:
+        board.push(board.legal_moves()[0] if board.legal_moves() else PASS)
+    return Board.from_discs(8, board.black, board.white, board.turn)
 
 
 def reaped(pid: int) -> bool:
@@ -77,10 +85,12 @@ def test_position_command_carries_the_game() -> None:
     for m in ("f5", "d6", "c3"):
         b.push_str(m)
     assert position_command(b) == "position startpos moves f5 d6 c3"
-    start, _ = parse_obf(open(FFO).readline())
+    start = midgame(30)
+    side = "b" if start.turn == 0 else "w"
     start.push(start.legal_moves()[0])
     cmd = position_command(start)
-    assert cmd.startswith("position board ") and cmd.endswith(" b moves " + square_name(start.move_stack[0]))
+    assert cmd.startswith("position board " + start.replay().cells())
+    assert cmd.endswith(f" {side} moves " + square_name(start.move_stack[0]))
     assert position_command(start, "ugi").startswith("position fen ")
 
 
@@ -122,7 +132,7 @@ def test_play_a_whole_game_with_legal_moves(engine: Engine) -> None:
 
 
 def test_play_respects_the_history_and_non_standard_starts(engine: Engine) -> None:
-    board, _ = parse_obf(open(FFO).readlines()[2])
+    board = midgame(20)
     for _ in range(3):
         result = engine.play(board, Limit(depth=3))
         assert result.move is not None and board.is_legal(result.move)
@@ -137,9 +147,9 @@ def test_play_with_a_clock_returns_in_time(engine: Engine) -> None:
 
 
 def test_analyse_gives_exact_scores_that_match_the_oracle(engine: Engine) -> None:
-    board, _ = parse_obf(open(FFO).readline())
-    while board.empties > 9:
-        board.push(board.legal_moves()[0] if board.legal_moves() else PASS)
+    board = midgame(20)
+    while board.empties > 9:  # with history: the engine gets the moves to replay
+        board.push(board.legal_moves()[-1] if board.legal_moves() else PASS)
     info = engine.analyse(board, Limit(exact=True), timeout=30)
     assert info.exact and info.discs == solve(board.copy())
     assert info.move is not None and board.is_legal(info.move)
@@ -150,9 +160,10 @@ def test_analyse_multipv_lists_distinct_legal_moves(engine: Engine) -> None:
     board.push_str("f5")
     lines = engine.analyse(board, Limit(depth=3), multipv=2)
     assert len(lines) == 2 and [i.multipv for i in lines] == [1, 2]
-    assert len({i.move for i in lines}) == 2 and all(board.is_legal(i.move) for i in lines)
+    moves = [i.move for i in lines]
+    assert len(set(moves)) == 2 and all(m is not None and board.is_legal(m) for m in moves)
     more = engine.analyse(board, Limit(depth=2), multipv=10)
-    assert sorted(i.move for i in more) == board.legal_moves()  # only 3 moves exist
+    assert sorted(i.move or -1 for i in more) == board.legal_moves()  # only 3 moves exist
     single = engine.analyse(board, Limit(depth=2))  # back to one line
     assert isinstance(single, Info) and single.multipv == 1
 
