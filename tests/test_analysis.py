@@ -183,7 +183,6 @@ def test_json_multipv_lines_are_distinct_legal_moves() -> None:
 
 
 def test_jobs_keep_the_input_order() -> None:
-    # alternate slow and quick positions so that later lines finish first
     lines = []
     for i in range(8):
         game = a_game(8 + i)
@@ -192,6 +191,34 @@ def test_jobs_keep_the_input_order() -> None:
     recs = records(proc)
     assert [r["line"] for r in recs] == list(range(1, 9))
     assert [r["input"] for r in recs] == lines
+
+
+SLOW_FIRST_ENGINE = textwrap.dedent("""
+    import sys, time
+    from othello_engine.protocol.loop import Output
+    from othello_engine.protocol.uci import UciSession
+    session = UciSession(Output(sys.stdout))
+    position = ""
+    for line in sys.stdin:
+        if line.startswith("position"):
+            position = line.split()
+        if line.startswith("go") and position[-1:] == ["f5"]:
+            time.sleep(1.5)  # the first line finishes last
+        if not session.handle(line.strip()):
+            break
+    session.close()
+""")
+
+
+def test_jobs_reorder_results_that_finish_out_of_order(tmp_path: Path) -> None:
+    script = tmp_path / "slow_first.py"
+    script.write_text(SLOW_FIRST_ENGINE)
+    lines = ["f5", "f5 d6", "f5 d6 c3", "f5 d6 c3 d3", "f5 d6 c3 d3 c4"]
+    proc = run(["--json", "--jobs", "2", "--depth", "2", "--engine", f"{sys.executable} {script}"],
+               "\n".join(lines) + "\n")
+    recs = records(proc)
+    assert [r["input"] for r in recs] == lines
+    assert recs[0]["time"] >= 1.5 and all(r["time"] < 1.5 for r in recs[1:])
 
 
 def test_engine_subcommand_and_progress_stays_off_without_a_terminal() -> None:
