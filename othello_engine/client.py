@@ -650,6 +650,7 @@ class Engine(ProtocolEngine):
         """``info string`` texts seen outside searches (most recent last, at most 100)."""
         self._multipv = 1
         self._busy = False
+        self._named = False  # the caller chose the name: keep it over the engine's id name
 
     @classmethod
     def popen(cls, command: Command, protocol: str = "uci", *, timeout: float = 10.0,
@@ -660,6 +661,7 @@ class Engine(ProtocolEngine):
         ``isready``) and apply options. The process is killed if any of that fails."""
         process = EngineProcess(command, cwd=cwd, env=env, stderr=stderr, log=log, name=name)
         engine = cls(process, protocol, timeout)
+        engine._named = name is not None
         try:
             engine._handshake()
             if options:
@@ -683,7 +685,7 @@ class Engine(ProtocolEngine):
                 option = parse_option(line)
                 if option is not None:
                     self.options[option.name.lower()] = option
-        if "name" in self.id:
+        if "name" in self.id and not self._named:
             self.process.name = self.id["name"]
         self.ping()
 
@@ -910,8 +912,8 @@ class AnalysisStream:
             try:
                 line = process.readline(left, "searching")
             except EngineTimeoutError:
-                raise EngineTimeoutError(f"engine {self.engine.name!r} sent nothing for "
-                                         f"{timeout:g} s while searching") from None
+                raise EngineTimeoutError(f"engine {self.engine.name!r} did not finish its "
+                                         f"search within {timeout:g} s") from None
             except EngineTerminatedError:
                 self.engine._busy = False
                 raise
