@@ -479,6 +479,23 @@ def parse_side(text: str) -> Color:
     raise InvalidBoardError(f"bad side to move {text!r}: expected b, w, x or o")
 
 
+def parse_position(text: str) -> Board:
+    """Read a position in any of the text forms: a UGI FEN (it has ``/``), or an absolute board
+    string with the side to move (``<cells> <side>``, OBF annotations allowed and ignored).
+
+    >>> parse_position('8/8/8/3ox3/3xo3/8/8/8 x') == parse_position('-' * 27 + 'OX------XO' + '-' * 27 + ' X')
+    True
+    """
+    if not isinstance(text, str):
+        raise InvalidBoardError(f"bad position {text!r}: expected a string")
+    if "/" in text:
+        return Board.from_fen(text)
+    head = text.partition(";")[0].split()
+    if len(head) < 2:
+        raise InvalidBoardError(f"bad position {text!r}: expected a FEN or '<cells> <side>'")
+    return Board.from_cells("".join(head[:-1]), head[-1])
+
+
 def parse_obf(line: str) -> tuple[Board, list[tuple[Square, int]]]:
     """Read an OBF line (FFO test-suite format): 64 cells (``X``, ``O``, ``-``), the side to move,
     then ``; move:score`` annotations; returns the board and the (move, score) list, best first.

@@ -11,7 +11,7 @@ import reference_rules as ref
 from othello_engine import _core
 from othello_engine.board import (BLACK, PASS, SYMMETRY_INVERSE, WHITE, Board, IllegalMoveError,
                                   InvalidBoardError, InvalidSquareError, OthelloError, canonical,
-                                  format_ggf, format_obf, parse_ggf, parse_ggf_games, parse_obf,
+                                  format_ggf, format_obf, parse_ggf, parse_ggf_games, parse_obf, parse_position,
                                   parse_side, parse_square, square_name, transform_square)
 
 SIZES = [3, 4, 5, 6, 7, 8]
@@ -147,6 +147,19 @@ def test_bad_fens(fen: str, why: str) -> None:
     with pytest.raises(InvalidBoardError) as info:
         Board.from_fen(fen)
     assert repr(fen) in str(info.value) and why in str(info.value)
+
+
+def test_parse_position_reads_fen_and_board_strings() -> None:
+    b = Board(6)
+    b.push(b.legal_moves()[0])
+    side = "O" if b.turn == WHITE else "X"
+    assert parse_position(b.fen()) == b
+    assert parse_position(f"{b.cells()} {side}") == b
+    assert parse_position(format_obf(b, [(b.legal_moves()[0], 3)])) == b
+    for bad in ("", "--------", "x/y z"):
+        with pytest.raises(InvalidBoardError) as info:
+            parse_position(bad)
+        assert repr(bad) in str(info.value)
 
 
 # --- OBF ----------------------------------------------------------------------------------------
