@@ -45,6 +45,7 @@ Every parser raises a subclass of :class:`OthelloError` (a ``ValueError``) that 
 
 from __future__ import annotations
 
+import operator
 import re
 from dataclasses import dataclass, field
 from typing import Final, Iterator, Optional
@@ -264,8 +265,12 @@ class Board:
     # --- moves ------------------------------------------------------------------------------
     def push(self, move: Square) -> None:
         """Play a legal move (or PASS when forced); raise IllegalMoveError and change nothing if not."""
-        if not isinstance(move, int) or isinstance(move, bool):
+        if isinstance(move, bool):
             raise InvalidSquareError(f"bad move {move!r}: expected a square index or PASS")
+        try:
+            move = operator.index(move)     # numpy integers too
+        except TypeError:
+            raise InvalidSquareError(f"bad move {move!r}: expected a square index or PASS") from None
         if not self.is_legal(move):
             if move == PASS:
                 why = "the game is over" if self.is_game_over() else "the side to move has a legal move"
@@ -362,6 +367,8 @@ class Board:
         >>> Board.from_cells('-' * 27 + 'OX' + '-' * 6 + 'XO' + '-' * 27, 'b') == Board()
         True
         """
+        if not isinstance(cells, str):
+            raise InvalidBoardError(f"bad board string {cells!r}: expected a string")
         text = "".join(cells.split())
         size = _size_from_length(len(text), cells)
         black = white = 0
@@ -380,6 +387,8 @@ class Board:
     def from_relative(cls, cells: str, turn: Color = BLACK) -> Board:
         """A position from the player-relative form: ``P`` the side to move, ``O`` the opponent,
         ``-`` or ``.`` empty; turn says which colour the side to move is."""
+        if not isinstance(cells, str):
+            raise InvalidBoardError(f"bad relative board {cells!r}: expected a string")
         text = "".join(cells.split())
         size = _size_from_length(len(text), cells)
         p = o = 0
@@ -471,6 +480,8 @@ def _size_from_length(n: int, text: str) -> int:
 
 def parse_side(text: str) -> Color:
     """Read a side to move: ``b``/``x``/``*``/``black`` is BLACK, ``w``/``o``/``white`` is WHITE."""
+    if not isinstance(text, str):
+        raise InvalidBoardError(f"bad side to move {text!r}: expected b, w, x or o")
     t = text.strip().lower()
     if t in ("b", "x", "*", "black"):
         return BLACK

@@ -108,6 +108,14 @@ def test_bad_board_strings(cells: str, side: str, why: str) -> None:
     assert why in str(info.value)
 
 
+def test_non_strings_are_typed_errors() -> None:
+    for call in (lambda: Board.from_cells(None, "X"), lambda: Board.from_cells("-" * 9, None),
+                 lambda: Board.from_relative(42), lambda: Board.from_fen(None), lambda: parse_obf(3),
+                 lambda: parse_square(None), lambda: parse_position(None)):
+        with pytest.raises(OthelloError):
+            call()
+
+
 def test_bad_relative_board() -> None:
     with pytest.raises(InvalidBoardError, match="'X'"):
         Board.from_relative("-" * 15 + "X")
