@@ -94,7 +94,7 @@ def square_name(sq: Square) -> str:
     """
     if sq == PASS:
         return "pass"
-    if not 0 <= sq < 64:
+    if not isinstance(sq, int) or not 0 <= sq < 64:
         raise InvalidSquareError(f"square index {sq!r} is out of range 0..63")
     return FILES[sq % 8] + str(sq // 8 + 1)
 

@@ -72,9 +72,9 @@ def test_bad_squares(text: str, size: int) -> None:
 
 
 def test_bad_square_index() -> None:
-    for bad in (-1, 65, 99):
-        with pytest.raises(InvalidSquareError, match=str(bad)):
-            square_name(bad)
+    for bad in (-1, 65, 99, "d3", None):
+        with pytest.raises(InvalidSquareError, match=repr(bad)):
+            square_name(bad)  # type: ignore[arg-type]
 
 
 # --- board strings ------------------------------------------------------------------------------
