@@ -147,5 +147,5 @@ def final_disc_difference(u64 P, u64 O, u64 mask=FULL_MASK):
 
 
 def evaluate_position(u64 P, u64 O, u64 mask=FULL_MASK):
-    """Static evaluation of the position for P, in centi-discs."""
-    return evaluate(P, O, mask)
+    """Static evaluation of the position for P, in centi-discs (see evaluation_terms)."""
+    return evaluation_terms(P, O, mask)["total"]
