@@ -343,15 +343,20 @@ def test_bad_commands_get_one_error_line(eng, line):
 
 
 def test_empty_long_and_binary_lines_are_survived(eng):
+    eng.send("position startpos")
     eng.send("")
     eng.send("   \t  ")
     assert eng.sync() == []
     eng.send(b"\xff\xfe\x00\x9c" * 1000)
     got = eng.sync()
     assert len(got) == 1 and got[0].startswith(ERROR) and len(got[0]) < 300
-    eng.send("position startpos moves " + "f5 " * 400_000)  # 1.2 MB
-    got = eng.sync()
-    assert len(got) == 1 and got[0].startswith(ERROR) and len(got[0]) < 300
+    for line in ("position startpos moves " + "f5 " * 400_000,  # 1.2 MB: cut at 1 MiB
+                 "position fen " + "x" * 500_000 + " x", "position board " + "-" * 500_000 + " b",
+                 "setoption name " + "Hash" * 100_000 + " value 1", "go depth " + "9" * 100_000):
+        eng.send(line)
+        got = eng.sync()
+        assert len(got) == 1 and got[0].startswith(ERROR) and len(got[0]) <= 340, got
+    assert fen_of(eng) == Ref().fen()
 
 
 # --- ending the process ---------------------------------------------------------------------------------

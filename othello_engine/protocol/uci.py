@@ -20,6 +20,8 @@ ENGINE_AUTHOR = "the othello_engine developers"
 
 MAX_QUOTE = 40
 """Characters of an offending input token quoted in an error line."""
+MAX_ERROR = 300
+"""Longest error text (characters); longer ones (quoting huge input) are clipped."""
 MAX_MS = 10 ** 12
 """Largest time in milliseconds `go` accepts (about 31 years)."""
 MAX_DEPTH = 60
@@ -336,6 +338,8 @@ class UciSession:
         return True
 
     def error(self, text: str) -> None:
+        if len(text) > MAX_ERROR:
+            text = text[: MAX_ERROR - 3] + "..."
         self.out("info string error: " + "".join(ch if " " <= ch <= "~" else "?" for ch in text))
 
     def close(self) -> None:
