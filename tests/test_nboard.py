@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import queue
 import random
 import re
@@ -14,6 +15,7 @@ from typing import Callable, Optional
 import pytest
 
 from othello_engine.board import BLACK, PASS, Board, format_ggf, parse_square, square_name
+from othello_engine.book import BOOK_ENV, Book
 from othello_engine.protocol.nboard import NBoardSession, depth_token, format_eval
 
 # The example session of the NBoard protocol documentation (GUI side).
@@ -31,6 +33,7 @@ LINE_FORMS = {
     "nodestats": re.compile(r"nodestats \d+ \d+\.\d\d"),
     "===": re.compile(rf"=== {MOVE}(/{EVAL}(/\d+\.\d\d)?)?"),
     "search": re.compile(rf"search {MOVE}(-{MOVE})* {EVAL} 0 (\d+|100%)"),
+    "book": re.compile(rf"book {MOVE}(-{MOVE})* {EVAL} \d+ (\d+|100%)( .*)?"),
     "analysis": re.compile(rf"analysis \d+ {EVAL}"),
     "learned": re.compile(r"learned"),
 }
@@ -39,10 +42,13 @@ LINE_FORMS = {
 class NBoardProcess:
     """The engine process driven like a GUI: lines in over a pipe, every reply kept and checked."""
 
-    def __init__(self, *args: str) -> None:
+    def __init__(self, *args: str, book: Optional[str] = None) -> None:
+        env = {k: v for k, v in os.environ.items() if k != BOOK_ENV}
+        if book is not None:
+            env[BOOK_ENV] = book
         self.proc = subprocess.Popen([sys.executable, "-m", "othello_engine", *args],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, bufsize=0)
+                                     stderr=subprocess.DEVNULL, bufsize=0, env=env)
         self.queue: queue.Queue[Optional[str]] = queue.Queue()
         self.received: list[str] = []
         self.pings = 100
@@ -364,7 +370,8 @@ def test_bad_input_keeps_the_game_and_says_why(engine):
     engine.sync()
     bad = [
         ("set game (;GM[Othello]BO[8 garbage *];)", "unchanged"),
-        ("set game (;GM[Othello]TY[s8r18];)", "unchanged"),
+        ("set game (;GM[Othello]TY[10];)", "unchanged"),
+        ("set game (;GM[Chess]TY[8];)", "unchanged"),
         ("set game (;GM[Othello]TY[8]B[A1];)", "unchanged"),
         ("set game not a game at all", "unchanged"),
         ("set game", "unchanged"),
@@ -387,7 +394,43 @@ def test_bad_input_keeps_the_game_and_says_why(engine):
     assert {m for m, _, _ in found} == legal_names(position)
     engine.sync()
     engine.send("learn")
-    assert engine.sync()[0] == "learned"
+    replies = engine.sync()
+    assert replies[0] == "learned" and "not stored" in replies[1]
+
+
+def test_book_hints_and_book_moves_with_the_shipped_book():
+    proc = NBoardProcess(book="shipped")
+    try:
+        proc.send("nboard 2", "set depth 2", "set game (;GM[Othello]TY[8];)")
+        lines = proc.hints(6)
+        booked = [l.split()[1] for l in lines if l.startswith("book ")]
+        assert booked and set(booked) <= legal_names(Board())
+        searched = {m for m, _, _ in moves_of(lines)}
+        assert not searched & set(booked), "the search values only moves the book does not give"
+        proc.sync()
+        proc.send("go")
+        reply = proc.until(lambda l: l.startswith("=== "))[-1]
+        move, ev, seconds = reply[4:].split("/")
+        assert move in booked and float(seconds) == 0.0
+    finally:
+        proc.close()
+
+
+def test_learn_adds_the_game_to_the_book_file(tmp_path):
+    path = tmp_path / "games.book"
+    game = finished_game_with_a_pass()
+    proc = NBoardProcess(book=str(path))
+    try:
+        proc.send("nboard 2", f"set game {format_ggf(game)}", "learn")
+        replies = proc.sync()
+        assert replies[-1] == "learned" and any(str(path) in l for l in replies[:-1])
+    finally:
+        proc.close()
+    with Book.open(path) as book:
+        position = game.replay()
+        for move in game.move_stack[:20]:
+            assert book.contains(position), position
+            position.push(move)
 
 
 def test_nboard_flag_starts_in_nboard_mode():

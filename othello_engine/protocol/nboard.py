@@ -10,6 +10,7 @@ from typing import Callable, Final, Optional
 
 from othello_engine.board import (BLACK, PASS, Board, OthelloError, Square, parse_ggf, parse_square,
                                   square_name)
+from othello_engine.book import BOOK_ENV, nboard_hint_lines, nboard_learn, options_from_environment
 from othello_engine.engine import Engine, Limit, SearchInfo, SearchResult
 
 ENGINE_NAME: Final = "othello_engine"
@@ -87,6 +88,8 @@ class NBoardSession:
         """NBoard's contempt: what a proven draw is worth to Black, in centi-discs (the GUI's
         "Draws to Black" sends +100, "Draws to White" -100)."""
         self.version = PROTOCOL_VERSION
+        self.book = options_from_environment()
+        """The opening book, on when OTHELLO_ENGINE_BOOK names a book file (or ``shipped``)."""
         self._worker: Optional[threading.Thread] = None
         self._cancel = threading.Event()
         self._sync_contempt(self.board)
@@ -124,6 +127,7 @@ class NBoardSession:
 
     def close(self) -> None:
         self.stop_thinking()
+        self.book.close()
 
     def status(self, text: str) -> None:
         """Send a ``status`` line (empty text clears the GUI's status: the engine is idle)."""
@@ -237,9 +241,11 @@ class NBoardSession:
             self.out("pong 0")
 
     def cmd_learn(self, rest: str) -> None:
-        # No opening book exists yet: acknowledge, and say that nothing was stored.
-        self.out("learned")
-        self.status("learn: no opening book yet, so the game was not stored")
+        lines = nboard_learn(self.book, self.board.copy())
+        for line in lines:
+            self.out(line)
+        if len(lines) == 1:  # only "learned": there is no book file to write to
+            self.status(f"learn: the game was not stored (no book file: set {BOOK_ENV} to one)")
 
     def cmd_go(self, rest: str) -> None:
         self.stop_thinking()
@@ -249,6 +255,11 @@ class NBoardSession:
             return
         if board.must_pass():
             self.out("=== PA")
+            return
+        hit = self.book.probe(board, warn=self.status)
+        if hit is not None and board.is_legal(hit.move):
+            text = move_text(hit.move) if hit.score is None else f"{move_text(hit.move)}/{format_eval(hit.score)}"
+            self.out(f"=== {text}/0.00")
             return
         self.status(f"{ENGINE_NAME} is thinking")
         self._sync_contempt(board)
@@ -286,26 +297,31 @@ class NBoardSession:
         if board.is_game_over():
             self.status("the game is over: there are no moves to evaluate")
             return
-        prefix: tuple[Square, ...] = ()
-        sign = 1
-        if board.must_pass():
-            # The only move is the pass: its value is minus the value of the position after it.
-            board.push(PASS)
-            prefix, sign, wanted = (PASS,), -1, 1
         self.status(f"{ENGINE_NAME} is analyzing")
+        # Book moves first, as "book" lines; the search values the best of the other moves.
+        booked = nboard_hint_lines(self.book, board, wanted)
+        for line in booked:
+            self.out(line)
+        in_book = {parse_square(line.split()[1], board.size) for line in booked}
+        others = [m for m in board.legal_moves() if m not in in_book]
+        wanted -= len(booked)
+        if wanted <= 0 or (in_book and not others):
+            self.status("")
+            return
         self._sync_contempt(board)
 
         def on_info(info: SearchInfo) -> None:
             token = depth_token(info.depth, info.exact)
             for line in info.lines[:wanted]:
-                self.out(f"search {pv_text(prefix + tuple(line.pv))} {format_eval(sign * line.score)} 0 {token}")
+                self.out(f"search {pv_text(line.pv)} {format_eval(line.score)} 0 {token}")
             self.out(f"nodestats {info.nodes} {info.time:.2f}")
 
         def on_done(result: SearchResult) -> None:
             self.status("")
 
+        # A side that must pass gets one line: the pass, valued behind it by the Engine.
         self.engine.start(board, self.limit_for(board), on_info=on_info, on_done=on_done,
-                          multipv=wanted)
+                          root_moves=others if in_book else None, multipv=wanted)
 
     def cmd_analyze(self, rest: str) -> None:
         self.stop_thinking()
@@ -334,18 +350,14 @@ class NBoardSession:
                 if board.is_game_over():
                     value = 100 * board.disc_difference() * (1 if board.turn == BLACK else -1)
                 elif board.must_pass() and later is not None:
-                    value = -later
+                    value = -later  # the pass changes nothing but the side to move
                 else:
-                    searched = board
-                    if board.must_pass():
-                        searched = board.copy()
-                        searched.push(PASS)
-                    self._sync_contempt(searched)
-                    result = self.engine.search(searched, self.limit_for(searched))
+                    self._sync_contempt(board)
+                    result = self.engine.search(board, self.limit_for(board))
                     nodes += result.nodes
                     if self._cancel.is_set():
                         return
-                    value = result.score if searched is board else -result.score
+                    value = result.score
                 self.out(f"analysis {i} {format_eval(value)}")
                 later = value
             self.out(f"nodestats {nodes} {time.monotonic() - started:.2f}")
