@@ -213,8 +213,12 @@ class NBoardSession:
         token = fields[0]
         parts = token.split("/")
         for part, what in zip(parts[1:3], ("evaluation", "time")):
-            if part.strip():
-                _number(part, f"{what} in move {_clip(token)!r}")
+            try:
+                if part.strip():
+                    _number(part, what)
+            except ProtocolError:
+                raise ProtocolError(f"bad {what} {_clip(part)!r} in move {_clip(token)!r}: expected a "
+                                    "number; the game is unchanged") from None
         try:
             move = parse_square(parts[0], self.board.size)
         except OthelloError as exc:
