@@ -384,12 +384,16 @@ def test_bad_input_keeps_the_game_and_says_why(engine):
         ("set depth banana", "depth"),
         ("set depth 0", "depth"),
         ("set colour red", "colour"),
+        ("set", "setting"),
+        ("set contempt lots", "contempt"),
         ("hint -1", "hint"),
     ]
     for line, why in bad:
         engine.send(line)
         replies = engine.sync()
         assert len(replies) == 1 and replies[0].startswith("status ") and why in replies[0], (line, replies)
+    engine.send("ping\t77")  # any whitespace separates words
+    assert engine.until(lambda l: l.startswith("pong")) == ["pong 77"]
     found = moves_of(engine.hints(64))
     assert {m for m, _, _ in found} == legal_names(position)
     engine.sync()

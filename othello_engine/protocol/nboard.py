@@ -61,6 +61,14 @@ def _clip(text: str, n: int = 60) -> str:
     return text if len(text) <= n else text[: n - 3] + "..."
 
 
+def _split_word(text: str) -> tuple[str, str]:
+    """The first word of text and the rest (stripped); words are split on any whitespace."""
+    parts = text.split(None, 1)
+    if not parts:
+        return "", ""
+    return parts[0], parts[1].strip() if len(parts) > 1 else ""
+
+
 def _number(text: str, what: str) -> float:
     try:
         value = float(text)
@@ -105,8 +113,8 @@ class NBoardSession:
         text = line.strip()
         if not text:
             return True
-        cmd, _, rest = text.partition(" ")
-        cmd, rest = cmd.lower(), rest.strip()
+        cmd, rest = _split_word(text)
+        cmd = cmd.lower()
         if cmd == "quit":
             self.stop_thinking()
             return False
@@ -176,8 +184,10 @@ class NBoardSession:
                         f"{PROTOCOL_VERSION}")
 
     def cmd_set(self, rest: str) -> None:
-        name, _, value = rest.partition(" ")
-        name, value = name.lower(), value.strip()
+        name, value = _split_word(rest)
+        name = name.lower()
+        if not name:
+            raise ProtocolError("set needs a setting: depth, contempt or game")
         if name == "depth":
             depth = _number(value, "depth")
             if depth != int(depth) or not 1 <= depth <= MAX_DEPTH:
