@@ -210,7 +210,7 @@ class NBoardSession:
             raise ProtocolError("set game needs a GGF game; the game is unchanged")
         try:
             record = parse_ggf(ggf)
-        except ValueError as exc:  # parse_ggf can also raise a plain ValueError (e.g. TY[s8r18])
+        except ValueError as exc:  # every parse_ggf error is a ValueError (OthelloError or plain)
             raise ProtocolError(f"set game rejected ({_clip(str(exc), 120)}); the game is unchanged") from None
         self.stop_thinking()
         self.board = record.board
