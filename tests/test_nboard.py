@@ -467,3 +467,18 @@ def test_set_contempt_sets_the_engines_contempt_for_the_side_to_move():
 def test_formats():
     assert [format_eval(v) for v in (0, -1, -100, 6400, -50)] == ["0.00", "-0.01", "-1.00", "64.00", "-0.50"]
     assert depth_token(12, False) == "12" and depth_token(12, True) == "100%"
+
+
+def test_version_1_bare_moves_and_version_2_unknown_words():
+    lines: list[str] = []
+    session = NBoardSession(lines.append)
+    try:
+        session.handle("nboard 2")
+        session.handle("F5")
+        assert session.board == Board() and lines[-1] == "status unknown command 'f5' ignored"
+        session.handle("nboard 1")
+        session.handle("F5")
+        assert session.board == board_after(["f5"])
+        assert lines.count("set myname othello_engine") == 2
+    finally:
+        session.close()
