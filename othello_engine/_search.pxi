@@ -1,26 +1,28 @@
-# Evaluation and search. Included by _core.pyx after _bitboard.pxi.
+# Search: negamax principal-variation search with iterative deepening, aspiration windows, a
+# transposition table and multi-PV at the root; hands over to the endgame solver near the end.
+# Included by _core.pyx after _bitboard.pxi; includes the evaluation, the table and the solver.
 #
-# PLACEHOLDER SEARCH (to be replaced by the real one, issue 3): plain alpha-beta with iterative
-# deepening and a square-table evaluation, with the final API: stop flag, node and time limits,
-# a per-iteration callback, root-move subset and multi-PV.
+# Units: the midgame search scores in centi-discs from the side to move (a finished game scores
+# 100 * its final disc difference, a draw scores the contempt from the root side's view); the
+# endgame solver scores in discs and the root converts. All kernels run without the GIL and poll
+# the stop flag, the node limit and the hard time every POLL_NODES nodes.
 
-from libc.time cimport time as c_time
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 
-cdef int SCORE_INF = 1000000
-cdef int MAX_PLY = 80
+include "_eval.pxi"
+include "_tt.pxi"
 
-cdef int SQUARE_VALUE[64]
-_sv = [100, -20, 10, 5, 5, 10, -20, 100,
-       -20, -50, -2, -2, -2, -2, -50, -20,
-       10, -2, -1, -1, -1, -1, -2, 10,
-       5, -2, -1, -1, -1, -1, -2, 5,
-       5, -2, -1, -1, -1, -1, -2, 5,
-       10, -2, -1, -1, -1, -1, -2, 10,
-       -20, -50, -2, -2, -2, -2, -50, -20,
-       100, -20, 10, 5, 5, 10, -20, 100]
-for _i in range(64):
-    SQUARE_VALUE[_i] = _sv[_i]
+cdef enum:
+    MAX_PLY = 128
+    SCORE_INF = 30000
+    POLL_NODES = 1024
+    FLAG_NONE = 0
+    FLAG_UPPER = 1
+    FLAG_EXACT = 2
+    FLAG_LOWER = 3
+    SOLVE_AUTO = 0
+    SOLVE_EXACT = 1
+    SOLVE_WLD = 2
 
 
 cdef inline double now_seconds() noexcept nogil:
@@ -29,14 +31,50 @@ cdef inline double now_seconds() noexcept nogil:
     return ts.tv_sec + ts.tv_nsec * 1e-9
 
 
+cdef struct RootMove:
+    int move
+    int score
+    int flag
+    int pv_len
+    unsigned char pv[MAX_PLY]
+
+
 cdef struct SearchState:
+    EvalCtx ev
+    TTable tt
     u64 mask
     u64 nodes
+    u64 check_at
     u64 max_nodes
     double start
     double hard_time
     int stop
     int aborted
+    int seldepth
+    int contempt
+    int squares
+    int multipv
+    int nroot
+    int root_done
+    int order[64]
+    int pv_len[MAX_PLY]
+    unsigned char pv[MAX_PLY][MAX_PLY]
+    RootMove root[64]
+
+
+cdef int poll(SearchState* st) noexcept nogil:
+    """Check the stop flag and the limits; return 1 (and mark the search aborted) to stop."""
+    if st.aborted:
+        return 1
+    if st.stop or (st.max_nodes and st.nodes >= st.max_nodes) or (
+            st.hard_time > 0 and now_seconds() - st.start >= st.hard_time):
+        st.aborted = 1
+        st.check_at = 0
+        return 1
+    st.check_at = st.nodes + POLL_NODES
+    if st.max_nodes and st.check_at > st.max_nodes:
+        st.check_at = st.max_nodes
+    return 0
 
 
 cdef int final_score(u64 P, u64 O, u64 mask) noexcept nogil:
@@ -50,50 +88,275 @@ cdef int final_score(u64 P, u64 O, u64 mask) noexcept nogil:
     return 0
 
 
-cdef int evaluate(u64 P, u64 O, u64 mask) noexcept nogil:
-    cdef int s = 0
-    cdef u64 x = P
-    while x:
-        s += SQUARE_VALUE[oe_ctz(x)]
-        x &= x - 1
-    x = O
-    while x:
-        s -= SQUARE_VALUE[oe_ctz(x)]
-        x &= x - 1
-    s += 10 * (oe_popcount(bb_moves(P, O, mask)) - oe_popcount(bb_moves(O, P, mask)))
+cdef inline int terminal_score(SearchState* st, u64 P, u64 O, int ply) noexcept nogil:
+    """Score of a finished game for P at ply (a draw is worth the contempt to the root side)."""
+    cdef int s = final_score(P, O, st.mask)
+    if s == 0:
+        return st.contempt if (ply & 1) == 0 else -st.contempt
     return s
 
 
-cdef int alphabeta(SearchState* st, u64 P, u64 O, int depth, int alpha, int beta) noexcept nogil:
-    cdef u64 moves, f
-    cdef int sq, v, best
-    st.nodes += 1
-    if (st.nodes & 1023) == 0:
-        if st.stop or (st.max_nodes and st.nodes >= st.max_nodes) or (
-                st.hard_time > 0 and now_seconds() - st.start >= st.hard_time):
-            st.aborted = 1
-    if st.aborted:
-        return 0
-    moves = bb_moves(P, O, st.mask)
-    if moves == 0:
-        if bb_moves(O, P, st.mask) == 0:
-            return final_score(P, O, st.mask)
-        return -alphabeta(st, O, P, depth, -beta, -alpha)
-    if depth <= 0:
-        return evaluate(P, O, st.mask)
-    best = -SCORE_INF
+include "_endgame.pxi"
+
+
+cdef inline void pv_update(SearchState* st, int ply, int sq) noexcept nogil:
+    cdef int j
+    st.pv[ply][ply] = sq
+    for j in range(ply + 1, st.pv_len[ply + 1]):
+        st.pv[ply][j] = st.pv[ply + 1][j]
+    st.pv_len[ply] = st.pv_len[ply + 1] if st.pv_len[ply + 1] > ply + 1 else ply + 1
+
+
+cdef int mid_leaf_parent(SearchState* st, u64 P, u64 O, u64 moves, int alpha, int beta, int ply,
+                         bint pv) noexcept nogil:
+    """Depth-1 node: every child is evaluated statically (or scored exactly if the game ends)."""
+    cdef int sq, v, best = -SCORE_INF
+    cdef u64 f, bit, cP, cO, mc, mo
+    if ply + 1 > st.seldepth:
+        st.seldepth = ply + 1
     while moves:
         sq = oe_ctz(moves)
         moves &= moves - 1
+        if st.nodes >= st.check_at and poll(st):
+            return 0
+        st.nodes += 1
+        bit = (<u64>1) << sq
         f = bb_flips(P, O, sq)
-        v = -alphabeta(st, O ^ f, P ^ f ^ ((<u64>1) << sq), depth - 1, -beta, -alpha)
+        cP = O ^ f
+        cO = P ^ f ^ bit
+        mc = bb_moves(cP, cO, st.mask)
+        mo = bb_moves(cO, cP, st.mask)
+        if (mc | mo) == 0:
+            v = -terminal_score(st, cP, cO, ply + 1)
+        else:
+            v = -evaluate_terms(&st.ev, cP, cO, mc, mo, NULL)
         if v > best:
             best = v
             if v > alpha:
                 alpha = v
-                if alpha >= beta:
+                if pv:
+                    st.pv[ply][ply] = sq
+                    st.pv_len[ply] = ply + 1
+                if v >= beta:
                     break
     return best
+
+
+cdef int mid_search(SearchState* st, u64 P, u64 O, int depth, int alpha, int beta, int ply,
+                    bint pv) noexcept nogil:
+    """Negamax PVS score of P (to move) to depth plies within (alpha, beta), fail-soft, in
+    centi-discs. A pass does not use up depth. pv nodes keep their line in st.pv[ply]."""
+    cdef u64 moves, mO, f, bit, key, om
+    cdef int i, j, k, cnt, sq, v, best, bestmove, a0, tmove
+    cdef int sqs[40]
+    cdef int vals[40]
+    cdef u64 fl[40]
+    cdef TTEntry* e
+    if st.nodes >= st.check_at and poll(st):
+        return 0
+    st.nodes += 1
+    if ply > st.seldepth:
+        st.seldepth = ply
+    if pv:
+        st.pv_len[ply] = ply
+    moves = bb_moves(P, O, st.mask)
+    if depth <= 0 or ply >= MAX_PLY - 2:
+        mO = bb_moves(O, P, st.mask)
+        if (moves | mO) == 0:
+            return terminal_score(st, P, O, ply)
+        return evaluate_terms(&st.ev, P, O, moves, mO, NULL)
+    if moves == 0:
+        if bb_moves(O, P, st.mask) == 0:
+            return terminal_score(st, P, O, ply)
+        v = -mid_search(st, O, P, depth, -beta, -alpha, ply + 1, pv)
+        if pv and not st.aborted:
+            pv_update(st, ply, 64)
+        return v
+    if depth == 1:
+        return mid_leaf_parent(st, P, O, moves, alpha, beta, ply, pv)
+
+    key = position_hash(P, O)
+    tmove = TT_NO_MOVE
+    e = tt_probe(&st.tt, key)
+    if e != NULL:
+        tmove = e.move
+        if not pv and e.depth >= depth:
+            if e.lower >= beta:
+                return e.lower
+            if e.upper <= alpha:
+                return e.upper
+            if e.lower == e.upper:
+                return e.lower
+    if tmove == TT_NO_MOVE and depth >= 5:
+        # internal iterative deepening: a shallower search finds a first move to try
+        mid_search(st, P, O, depth - 3, alpha, beta, ply, pv)
+        if st.aborted:
+            return 0
+        e = tt_probe(&st.tt, key)
+        if e != NULL:
+            tmove = e.move
+
+    cnt = 0
+    while moves:
+        sq = oe_ctz(moves)
+        moves &= moves - 1
+        bit = (<u64>1) << sq
+        f = bb_flips(P, O, sq)
+        sqs[cnt] = sq
+        fl[cnt] = f
+        if sq == tmove:
+            vals[cnt] = 1 << 28
+        elif depth >= 3:
+            om = bb_moves(O ^ f, P ^ f ^ bit, st.mask)
+            vals[cnt] = st.order[sq] - 16 * (oe_popcount(om) + oe_popcount(om & st.ev.corners))
+        else:
+            vals[cnt] = st.order[sq]
+        cnt += 1
+
+    best = -SCORE_INF
+    bestmove = TT_NO_MOVE
+    a0 = alpha
+    for i in range(cnt):
+        k = i
+        for j in range(i + 1, cnt):
+            if vals[j] > vals[k]:
+                k = j
+        if k != i:
+            sq = sqs[k]; sqs[k] = sqs[i]; sqs[i] = sq
+            v = vals[k]; vals[k] = vals[i]; vals[i] = v
+            f = fl[k]; fl[k] = fl[i]; fl[i] = f
+        sq = sqs[i]
+        f = fl[i]
+        bit = (<u64>1) << sq
+        if i == 0:
+            v = -mid_search(st, O ^ f, P ^ f ^ bit, depth - 1, -beta, -alpha, ply + 1, pv)
+        else:
+            st.pv_len[ply + 1] = ply + 1
+            v = -mid_search(st, O ^ f, P ^ f ^ bit, depth - 1, -alpha - 1, -alpha, ply + 1, False)
+            if pv and v > alpha and v < beta and not st.aborted:
+                v = -mid_search(st, O ^ f, P ^ f ^ bit, depth - 1, -beta, -alpha, ply + 1, True)
+        if st.aborted:
+            return 0
+        if v > best:
+            best = v
+            bestmove = sq
+            if v > alpha:
+                alpha = v
+                if pv:
+                    pv_update(st, ply, sq)
+                if v >= beta:
+                    break
+    if best >= beta:
+        tt_store(&st.tt, key, depth, best, TT_NONE, bestmove)
+    elif best > a0:
+        tt_store(&st.tt, key, depth, best, best, bestmove)
+    else:
+        tt_store(&st.tt, key, depth, -TT_NONE, best, bestmove)
+    return best
+
+
+cdef void root_iteration(SearchState* st, u64 P, u64 O, int depth, int alpha, int beta,
+                         bint eg) noexcept nogil:
+    """Search every root move once within (alpha, beta): midgame to depth (centi-discs) or, if eg,
+    the exact solver (discs). The best multipv moves get exact scores (FLAG_EXACT) unless the
+    window fails; the others get upper bounds. Stops early on a fail-high; st.root_done counts
+    the moves searched. Moves are then sorted best first (unsearched ones last)."""
+    cdef int K = st.multipv, found = 0, i, j, sq, v, a, kth
+    cdef int top[64]
+    cdef bint searched_pv
+    cdef u64 f, bit, cP, cO
+    cdef RootMove tmp
+    cdef RootMove* rm
+    for i in range(st.nroot):
+        st.root[i].flag = FLAG_NONE
+    st.root_done = 0
+    for i in range(st.nroot):
+        rm = &st.root[i]
+        sq = rm.move
+        bit = (<u64>1) << sq
+        f = bb_flips(P, O, sq)
+        cP = O ^ f
+        cO = P ^ f ^ bit
+        a = alpha
+        if found >= K and top[K - 1] > a:
+            a = top[K - 1]
+        st.pv_len[1] = 1
+        if found < K:
+            searched_pv = True
+            if eg:
+                v = -eg_search(st, cP, cO, -beta, -a, 1, True)
+            else:
+                v = -mid_search(st, cP, cO, depth - 1, -beta, -a, 1, True)
+        else:
+            searched_pv = False
+            if eg:
+                v = -eg_search(st, cP, cO, -a - 1, -a, 1, False)
+            else:
+                v = -mid_search(st, cP, cO, depth - 1, -a - 1, -a, 1, False)
+            if v > a and v < beta and not st.aborted:
+                searched_pv = True
+                st.pv_len[1] = 1
+                if eg:
+                    v = -eg_search(st, cP, cO, -beta, -a, 1, True)
+                else:
+                    v = -mid_search(st, cP, cO, depth - 1, -beta, -a, 1, True)
+        if st.aborted:
+            break
+        st.root_done = i + 1
+        rm.score = v
+        rm.pv[0] = sq
+        rm.pv_len = 1
+        if v <= a:
+            rm.flag = FLAG_UPPER
+        else:
+            rm.flag = FLAG_LOWER if v >= beta else FLAG_EXACT
+            if searched_pv:
+                for j in range(1, st.pv_len[1]):
+                    rm.pv[j] = st.pv[1][j]
+                rm.pv_len = st.pv_len[1] if st.pv_len[1] > 1 else 1
+            if rm.flag == FLAG_EXACT:
+                j = found if found < K else K - 1
+                while j > 0 and top[j - 1] < v:
+                    top[j] = top[j - 1]
+                    j -= 1
+                top[j] = v
+                if found < K:
+                    found += 1
+            else:
+                break
+    # stable insertion sort: searched moves by score, unsearched ones keep their order, last
+    for i in range(1, st.nroot):
+        tmp = st.root[i]
+        j = i
+        while j > 0 and (tmp.flag != FLAG_NONE and (st.root[j - 1].flag == FLAG_NONE
+                                                   or st.root[j - 1].score < tmp.score)):
+            st.root[j] = st.root[j - 1]
+            j -= 1
+        st.root[j] = tmp
+
+
+cdef void order_root(SearchState* st, u64 P, u64 O) noexcept nogil:
+    """Initial root order: fewest opponent replies, then square quality."""
+    cdef int i, j, sq, v
+    cdef int vals[64]
+    cdef u64 f, bit, om
+    cdef RootMove tmp
+    for i in range(st.nroot):
+        sq = st.root[i].move
+        bit = (<u64>1) << sq
+        f = bb_flips(P, O, sq)
+        om = bb_moves(O ^ f, P ^ f ^ bit, st.mask)
+        vals[i] = st.order[sq] - 16 * (oe_popcount(om) + oe_popcount(om & st.ev.corners))
+    for i in range(1, st.nroot):
+        tmp = st.root[i]
+        v = vals[i]
+        j = i
+        while j > 0 and vals[j - 1] < v:
+            st.root[j] = st.root[j - 1]
+            vals[j] = vals[j - 1]
+            j -= 1
+        st.root[j] = tmp
+        vals[j] = v
 
 
 cdef class Search:
@@ -105,16 +368,28 @@ cdef class Search:
     cdef public int hash_mb
 
     def __init__(self, int hash_mb=16):
-        self.hash_mb = hash_mb
+        self.st.tt.entries = NULL
+        self.st.mask = 0
         self.st.stop = 0
+        self.hash_mb = 0
+        self.resize(hash_mb)
+
+    def __dealloc__(self):
+        if self.st.tt.entries != NULL:
+            free(self.st.tt.entries)
+            self.st.tt.entries = NULL
 
     def resize(self, int hash_mb):
         """Set the transposition table size in MiB (clears it)."""
+        if hash_mb < 1:
+            raise ValueError(f"hash size {hash_mb} MiB is below 1")
+        if tt_allocate(&self.st.tt, hash_mb) != 0:
+            raise MemoryError(f"cannot allocate a {hash_mb} MiB transposition table")
         self.hash_mb = hash_mb
 
     def clear(self):
         """Forget everything learned (a new game)."""
-        pass
+        tt_clear(&self.st.tt)
 
     def stop(self):
         """Ask the running search to return as soon as it can (thread-safe)."""
@@ -124,64 +399,213 @@ cdef class Search:
         """Clear the stop flag; call it before starting a search (run() never clears it)."""
         self.st.stop = 0
 
+    cdef void _prepare(self, u64 mask) except *:
+        cdef int sq
+        if mask != self.st.mask:
+            eval_ctx_init(&self.st.ev, mask)
+            tt_clear(&self.st.tt)
+            self.st.mask = mask
+            self.st.squares = oe_popcount(mask)
+            for sq in range(64):
+                self.st.order[sq] = square_order_value(&self.st.ev, sq)
+
+    def _lines(self, int count, bint eg, bint wld, bint only_exact):
+        """The first count root moves as (move, score in centi-discs, pv) tuples."""
+        cdef int i, j, s
+        cdef RootMove* rm
+        out = []
+        for i in range(min(count, self.st.nroot)):
+            rm = &self.st.root[i]
+            if rm.flag == FLAG_NONE or (only_exact and i > 0 and rm.flag != FLAG_EXACT):
+                break
+            s = rm.score
+            if eg:
+                if wld:
+                    s = 100 if s > 0 else (-100 if s < 0 else 0)
+                else:
+                    s *= 100
+                if s == 0:
+                    s = self.st.contempt
+            out.append((rm.move, s, tuple(rm.pv[j] for j in range(rm.pv_len))))
+        return out
+
     def run(self, u64 P, u64 O, u64 mask, int max_depth=60, u64 max_nodes=0,
             double soft_time=0.0, double hard_time=0.0, u64 root_moves=0, int multipv=1,
-            object callback=None):
+            object callback=None, *, int contempt=0, int solve=SOLVE_AUTO, int solve_lead=-1):
         """Search P (to move) against O.
 
         Returns (lines, depth, nodes, exact): lines is a list of (move, score, pv tuple) best first,
         at most multipv long; scores are centi-discs from P's view; exact means the scores are
-        proven final disc differences (times 100). A pass is move 64. Limits: max_depth in plies,
-        max_nodes (0 = none), soft_time (start no new iteration after it, seconds, 0 = none),
-        hard_time (abort, seconds, 0 = none). root_moves (bitboard, 0 = all) restricts the root.
-        callback(depth, seldepth, exact, nodes, seconds, lines) is called after each iteration.
+        proven final disc differences (times 100; a proven draw scores contempt). A pass is move
+        64. Limits: max_depth in plies, max_nodes (0 = none), soft_time (start no new iteration
+        after it, seconds, 0 = none), hard_time (abort, seconds, 0 = none). root_moves (bitboard,
+        0 = all) restricts the root. callback(depth, seldepth, exact, nodes, seconds, lines) is
+        called after each iteration.
+
+        contempt: centi-discs a proven draw is worth to P. solve: 0 = hand over to the exact
+        solver when the empties are few enough (solve_lead: how many empties beyond the depth
+        reached, -1 = default), 1 = solve exactly whatever the depth limit, 2 = win/loss/draw
+        only (scores +100 / contempt / -100, exact stays False).
         """
-        cdef u64 moves, f, m
-        cdef int depth, sq, v, empties, i
-        cdef list lines = [], result = []
+        cdef u64 moves, m
+        cdef int depth, empties, i, delta, alpha, beta, guess, done_depth, lead
+        cdef int eg_alpha, eg_beta
+        cdef bint exact = False, eg_done = False, aborted = False
         cdef double elapsed
-        cdef bint exact = False
-        self.st.mask = mask
-        self.st.nodes = 0
-        self.st.max_nodes = max_nodes
-        self.st.start = now_seconds()
-        self.st.hard_time = hard_time
-        self.st.aborted = 0
+        cdef SearchState* st = &self.st
+        self._prepare(mask)
+        st.nodes = 0
+        st.max_nodes = max_nodes
+        st.check_at = POLL_NODES if (max_nodes == 0 or max_nodes > POLL_NODES) else max_nodes
+        st.start = now_seconds()
+        st.hard_time = hard_time
+        st.aborted = 0
+        st.seldepth = 0
+        st.contempt = contempt
+        st.tt.age = (st.tt.age + 1) & 255
         moves = bb_moves(P, O, mask)
         if moves == 0:
             return ([], 0, 0, False)
-        if root_moves:
-            if moves & root_moves:
-                moves &= root_moves
+        if root_moves and (moves & root_moves):
+            moves &= root_moves
+        st.nroot = 0
+        m = moves
+        while m:
+            st.root[st.nroot].move = oe_ctz(m)
+            st.root[st.nroot].flag = FLAG_NONE
+            st.root[st.nroot].score = 0
+            st.root[st.nroot].pv_len = 1
+            st.root[st.nroot].pv[0] = oe_ctz(m)
+            st.nroot += 1
+            m &= m - 1
+        order_root(st, P, O)
+        st.multipv = max(1, min(multipv, st.nroot))
         empties = oe_popcount(mask & ~(P | O))
-        if max_depth > empties:
-            max_depth = empties
-        result = [(oe_ctz(moves), 0, (oe_ctz(moves),))]
+        if solve_lead < 0:
+            lead = 10 if solve != SOLVE_AUTO else 8
+        else:
+            lead = solve_lead
+        result = [(st.root[0].move, 0, (st.root[0].move,))]
+        done_depth = 0
+        guess = 0
         depth = 0
-        for depth in range(1, max_depth + 1):
-            lines = []
-            m = moves
-            while m:
-                sq = oe_ctz(m)
-                m &= m - 1
-                f = bb_flips(P, O, sq)
-                with nogil:
-                    v = -alphabeta(&self.st, O ^ f, P ^ f ^ ((<u64>1) << sq), depth - 1,
-                                   -SCORE_INF, SCORE_INF)
-                if self.st.aborted:
+        while True:
+            depth = done_depth + 1
+            if solve != SOLVE_AUTO or max_depth >= empties:
+                eg_turn = depth + lead > empties or (solve != SOLVE_AUTO and depth > 12)
+            else:
+                eg_turn = False
+            if eg_turn:
+                # exact (or win/loss/draw) solve, aspiration around the midgame estimate
+                if solve == SOLVE_WLD:
+                    eg_alpha, eg_beta = -1, 1
+                else:
+                    g = int(round(guess / 100.0))
+                    eg_alpha, eg_beta = g - 1, g + 1
+                    if st.multipv > 1:
+                        eg_alpha, eg_beta = -EG_INF, EG_INF
+                while True:
+                    with nogil:
+                        root_iteration(st, P, O, empties, eg_alpha, eg_beta, True)
+                    if st.aborted:
+                        break
+                    v = st.root[0].score
+                    if solve == SOLVE_WLD:
+                        break
+                    if v <= eg_alpha:
+                        eg_alpha, eg_beta = -EG_INF, v + 1
+                    elif v >= eg_beta:
+                        eg_alpha, eg_beta = v - 1, EG_INF
+                    else:
+                        break
+                if st.aborted:
+                    aborted = True
                     break
-                lines.append((sq, v, (sq,)))
-            if self.st.aborted:
-                depth -= 1
+                eg_done = True
+                exact = solve != SOLVE_WLD
+                done_depth = empties
+                result = self._lines(st.multipv, True, solve == SOLVE_WLD, True)
+                if callback is not None:
+                    callback(done_depth, st.seldepth, exact, st.nodes, now_seconds() - st.start,
+                             result)
                 break
-            lines.sort(key=lambda t: -t[1])
-            result = lines[:max(multipv, 1)]
+            if depth > max_depth:
+                break
+            if st.multipv > 1 or depth < 4:
+                alpha, beta = -SCORE_INF, SCORE_INF
+                delta = 0
+            else:
+                delta = 60
+                alpha, beta = guess - delta, guess + delta
+            while True:
+                with nogil:
+                    root_iteration(st, P, O, depth, alpha, beta, False)
+                if st.aborted:
+                    break
+                v = st.root[0].score
+                if v <= alpha and alpha > -SCORE_INF:
+                    delta *= 2
+                    alpha, beta = max(-SCORE_INF, v - delta), v + 1
+                elif v >= beta and beta < SCORE_INF:
+                    delta *= 2
+                    alpha, beta = v - 1, min(SCORE_INF, v + delta)
+                else:
+                    break
+            if st.aborted:
+                aborted = True
+                # a move that beat the old best in the unfinished iteration is worth taking
+                if st.multipv == 1 and st.root_done > 0 and (
+                        st.root[0].flag == FLAG_EXACT or st.root[0].flag == FLAG_LOWER):
+                    result = self._lines(1, False, False, True)
+                break
+            done_depth = depth
+            guess = st.root[0].score
+            result = self._lines(st.multipv, False, False, True)
             exact = depth >= empties
-            elapsed = now_seconds() - self.st.start
+            elapsed = now_seconds() - st.start
             if callback is not None:
-                callback(depth, depth, exact, self.st.nodes, elapsed, result)
+                callback(depth, st.seldepth, exact, st.nodes, elapsed, result)
+            if exact or st.stop:
+                break
             if soft_time > 0 and elapsed >= soft_time:
                 break
-            if self.st.stop:
-                break
-        return (result, depth, self.st.nodes, exact)
+        return (result, done_depth, st.nodes, exact)
+
+
+cdef int square_order_value(EvalCtx* c, int sq):
+    """Static move-ordering value of a square: corners first, X- and C-squares last."""
+    cdef u64 bit = (<u64>1) << sq
+    cdef int k
+    if not (c.mask & bit):
+        return 0
+    if c.corners & bit:
+        return 60
+    for k in range(4):
+        if c.xsq[k] & bit:
+            return -40
+        if c.csq[k] & bit:
+            return -12
+    if c.klass[0] & bit:
+        return 10
+    if c.klass[1] & bit:
+        return 6
+    if c.klass[2] & bit:
+        return -6
+    return 0
+
+
+def evaluation_terms(u64 P, u64 O, u64 mask=0xFFFFFFFFFFFFFFFFULL):
+    """Static evaluation of P (to move) feature by feature, in centi-discs, plus its 'total'
+    (the sum, clamped to +-6300). A finished game scores its final disc difference instead."""
+    cdef EvalCtx ctx
+    cdef int terms[N_FEATURES]
+    cdef int total, k
+    cdef u64 mP = bb_moves(P, O, mask), mO = bb_moves(O, P, mask)
+    eval_ctx_init(&ctx, mask)
+    total = evaluate_terms(&ctx, P, O, mP, mO, terms)
+    out = {FEATURE_NAMES[k]: terms[k] for k in range(N_FEATURES)}
+    if (mP | mO) == 0:
+        out = {name: 0 for name in FEATURE_NAMES}
+        total = final_score(P, O, mask)
+    out["total"] = total
+    return out

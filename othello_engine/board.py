@@ -1,4 +1,47 @@
-"""Positions, squares and notation: the Board type and the text forms of squares and moves."""
+"""Positions, squares and notation: the Board type and the text forms of squares, moves and boards.
+
+Board model
+-----------
+An N x N board (3 <= N <= 8) has columns ``a``.. (left to right) and rows ``1``.. (top to bottom):
+``a1`` is the top-left corner and, on 8x8, ``h8`` the bottom-right one. A :data:`Square` is the
+integer ``row * 8 + col`` with zero-based row and col, whatever the board size: a smaller board
+sits in the top-left corner of the 8x8 frame, so ``b2`` is 9 on every board, and its squares are
+the bits of ``Board.mask``. A :data:`PASS` (64) is the move of a side with no legal move while its
+opponent has one. The standard start (sizes 4, 6, 8) has white on the top-left and bottom-right of
+the four centre squares (d4 and e5 on 8x8) and black on the other two; black moves first. Odd sizes
+have no standard start and are set up from a position.
+
+Text forms
+----------
+- squares: ``a1``..``h8`` (either case) or the zero-based ``row,col`` form (``2,3`` is ``d3``);
+- pass: ``pass``, ``PA``, ``pa``, ``0000``, ``@@`` on input (:func:`parse_square`); each protocol
+  prints its own one form;
+- absolute board strings (:meth:`Board.from_cells`, :meth:`Board.cells`): N*N cells row by row
+  from a1, ``-`` or ``.`` empty, ``X``/``B``/``*`` black, ``O``/``W`` white, plus the side to move;
+- the player-relative form (:meth:`Board.from_relative`): ``P`` side to move, ``O`` opponent, ``-``;
+- OBF lines (:func:`parse_obf`, :func:`format_obf`): ``<cells> <side>; <move>:<score>; ...``;
+- UGI FEN (:meth:`Board.from_fen`, :meth:`Board.fen`): ranks joined by ``/``, rank 1 first, ``x``
+  black, ``o`` white, digits for runs of empties, then ``x`` or ``o`` to move;
+- GGF game records (:func:`parse_ggf`, :func:`format_ggf`).
+
+Every parser raises a subclass of :class:`OthelloError` (a ``ValueError``) that quotes its input.
+
+>>> b = Board()
+>>> for move in ('f5', 'd6'):
+...     _ = b.push_str(move)
+>>> print(b)        # X black, O white, * the legal moves of the side to move (black)
+  a b c d e f g h
+1 . . . . . . . .
+2 . . . . . . . .
+3 . . * . . . . .
+4 . . * O X . . .
+5 . . * O X X . .
+6 . . * O . . . .
+7 . . * . . . . .
+8 . . . . . . . .
+>>> b.fen()
+'8/8/8/3ox3/3oxx2/3o4/8/8 x'
+"""
 
 from __future__ import annotations
 
@@ -62,22 +105,31 @@ def parse_square(text: str, size: int = 8) -> Square:
     >>> parse_square('d3'), parse_square('F5'), parse_square('2,3'), parse_square('PA')
     (19, 37, 19, 64)
     """
+    if not isinstance(text, str):
+        raise InvalidSquareError(f"bad square {text!r}: expected a string")
+    check_size(size)
     t = text.strip()
     if t.lower() in PASS_TOKENS:
         return PASS
-    if "," in t:
-        parts = t.split(",")
-        if len(parts) == 2 and all(p.strip().isdigit() for p in parts):
-            row, col = int(parts[0]), int(parts[1])
-            if 0 <= row < size and 0 <= col < size:
-                return row * 8 + col
+    m = _ROW_COL.fullmatch(t)
+    if m:
+        row, col = int(m.group(1)), int(m.group(2))
+        if 0 <= row < size and 0 <= col < size:
+            return row * 8 + col
         raise InvalidSquareError(f"bad square {text!r}: row,col must be two numbers in 0..{size - 1}")
-    if len(t) in (2, 3) and t[0].lower() in FILES and t[1:].isdigit():
-        col = FILES.index(t[0].lower())
-        row = int(t[1:]) - 1
+    m = _NAMED.fullmatch(t)
+    if m:
+        col = FILES.index(m.group(1).lower())
+        row = int(m.group(2)) - 1
         if 0 <= row < size and col < size:
             return row * 8 + col
-    raise InvalidSquareError(f"bad square {text!r}: expected a1..{FILES[size - 1]}{size} or a pass")
+        raise InvalidSquareError(f"bad square {text!r}: not on the {size}x{size} board "
+                                 f"(a1..{FILES[size - 1]}{size})")
+    raise InvalidSquareError(f"bad square {text!r}: expected a1..{FILES[size - 1]}{size}, row,col or a pass")
+
+
+_ROW_COL = re.compile(r"([0-9]{1,2})\s*,\s*([0-9]{1,2})", re.ASCII)
+_NAMED = re.compile(r"([a-hA-H])([0-9]{1,2})", re.ASCII)
 
 
 def squares(bb: Bitboard) -> Iterator[Square]:
@@ -89,7 +141,8 @@ def squares(bb: Bitboard) -> Iterator[Square]:
 
 
 def check_size(size: int) -> int:
-    if not isinstance(size, int) or not MIN_SIZE <= size <= MAX_SIZE:
+    """Return size if it is a board size 3..8, else raise InvalidBoardError."""
+    if not isinstance(size, int) or isinstance(size, bool) or not MIN_SIZE <= size <= MAX_SIZE:
         raise InvalidBoardError(f"board size {size!r} is out of range {MIN_SIZE}..{MAX_SIZE}")
     return size
 
@@ -133,6 +186,9 @@ class Board:
         """A position from absolute bitboards; it becomes the start of the game record."""
         check_size(size)
         mask = _core.board_mask(size)
+        for bb in (black, white):
+            if not isinstance(bb, int) or not 0 <= bb < 1 << 64:
+                raise InvalidBoardError(f"bad bitboard {bb!r}: expected an integer in 0..2**64-1")
         if black & white:
             raise InvalidBoardError("a square holds both a black and a white disc")
         if (black | white) & ~mask:
@@ -160,6 +216,7 @@ class Board:
         return self.size * self.size - _core.popcount(self.black | self.white)
 
     def legal_moves_mask(self) -> Bitboard:
+        """Legal moves of the side to move as a bitboard."""
         return _core.legal_moves(self.player, self.opponent, self.mask)
 
     def legal_moves(self) -> list[Square]:
@@ -177,11 +234,15 @@ class Board:
                 and _core.legal_moves(self.opponent, self.player, self.mask) == 0)
 
     def is_legal(self, move: Square) -> bool:
+        """True if move (a square or PASS) may be played now."""
+        if not isinstance(move, int):
+            return False
         if move == PASS:
             return self.must_pass()
         return 0 <= move < 64 and bool(self.legal_moves_mask() >> move & 1)
 
     def count(self, color: Color) -> int:
+        """Number of discs of color."""
         return _core.popcount(self.black if color == BLACK else self.white)
 
     def disc_difference(self) -> int:
@@ -203,6 +264,8 @@ class Board:
     # --- moves ------------------------------------------------------------------------------
     def push(self, move: Square) -> None:
         """Play a legal move (or PASS when forced); raise IllegalMoveError and change nothing if not."""
+        if not isinstance(move, int) or isinstance(move, bool):
+            raise InvalidSquareError(f"bad move {move!r}: expected a square index or PASS")
         if not self.is_legal(move):
             if move == PASS:
                 why = "the game is over" if self.is_game_over() else "the side to move has a legal move"
@@ -244,6 +307,7 @@ class Board:
         return self.move_stack.pop()
 
     def copy(self) -> Board:
+        """An independent copy, game record included."""
         board = Board.__new__(Board)
         board.__dict__.update(self.__dict__)
         board.move_stack = list(self.move_stack)
@@ -337,13 +401,15 @@ class Board:
     @classmethod
     def from_fen(cls, fen: str) -> Board:
         """A position from a UGI FEN: ranks joined by ``/``, rank 1 first, files a.., ``x`` black,
-        ``o`` white, digits for runs of empties, then ``x`` or ``o`` for the side to move.
+        ``o`` white, digits for runs of empties, then ``x`` or ``o`` for the side to move. The size
+        is the number of ranks (3..8), each of that many squares. Trailing numeric fields (move
+        counters) are accepted and ignored.
 
         >>> Board.from_fen('8/8/8/3ox3/3xo3/8/8/8 x') == Board()
         True
         """
-        parts = fen.split()
-        if len(parts) != 2:
+        parts = fen.split() if isinstance(fen, str) else []
+        if len(parts) < 2 or not all(p.isdigit() for p in parts[2:]):
             raise InvalidBoardError(f"bad FEN {fen!r}: expected '<ranks> <x|o>'")
         ranks = parts[0].split("/")
         size = len(ranks)
@@ -353,11 +419,11 @@ class Board:
         for r, rank in enumerate(ranks):
             c = 0
             for ch in rank:
-                if ch.isdigit():
+                if ch in "12345678":
                     c += int(ch)
                 elif ch in "xXoO":
                     if c >= size:
-                        break
+                        raise InvalidBoardError(f"bad FEN {fen!r}: rank {r + 1} is longer than {size}")
                     if ch in "xX":
                         black |= 1 << (r * 8 + c)
                     else:
@@ -415,7 +481,15 @@ def parse_side(text: str) -> Color:
 
 def parse_obf(line: str) -> tuple[Board, list[tuple[Square, int]]]:
     """Read an OBF line (FFO test-suite format): 64 cells (``X``, ``O``, ``-``), the side to move,
-    then ``; move:score`` annotations; returns the board and the (move, score) list, best first."""
+    then ``; move:score`` annotations; returns the board and the (move, score) list, best first.
+    Smaller boards work the same way with N*N cells. Annotated moves are checked for legality.
+
+    >>> b, scores = parse_obf('-' * 27 + 'OX------XO' + '-' * 27 + ' X; F5:+0; D3:+0;')
+    >>> b == Board(), [(square_name(m), v) for m, v in scores]
+    (True, [('f5', 0), ('d3', 0)])
+    """
+    if not isinstance(line, str):
+        raise InvalidBoardError(f"bad OBF line {line!r}: expected a string")
     head, _, rest = line.partition(";")
     fields = head.split()
     if len(fields) == 1 and len(fields[0]) in (n * n + 1 for n in range(MIN_SIZE, MAX_SIZE + 1)):
@@ -430,10 +504,30 @@ def parse_obf(line: str) -> tuple[Board, list[tuple[Square, int]]]:
             continue
         mv, sep, val = item.partition(":")
         try:
-            scores.append((parse_square(mv, board.size), int(val)))
-        except ValueError:
-            raise InvalidBoardError(f"bad OBF annotation {item!r} in {line.strip()!r}") from None
+            move = parse_square(mv, board.size)
+            if not sep or not re.fullmatch(r"[+-]?[0-9]+", val.strip()):
+                raise InvalidBoardError("expected <move>:<score>")
+        except ValueError as exc:
+            raise InvalidBoardError(f"bad OBF annotation {item!r} in {line.strip()!r}: {exc}") from None
+        if not board.is_legal(move):
+            raise InvalidBoardError(f"bad OBF annotation {item!r} in {line.strip()!r}: "
+                                    f"{mv.strip()} is not a legal move")
+        scores.append((move, int(val)))
     return board, scores
+
+
+def format_obf(board: Board, scores: Optional[list[tuple[Square, int]]] = None) -> str:
+    """The OBF line of a position: cells (``X``, ``O``, ``-``), side (``X``/``O``), then
+    ``; MOVE:+score`` for each (move, score) given.
+
+    >>> format_obf(Board(4), [(parse_square('b1'), 2)])
+    '-----OX--XO----- X; B1:+2;'
+    """
+    out = board.cells() + (" X;" if board.turn == BLACK else " O;")
+    for move, score in scores or []:
+        name = "PA" if move == PASS else square_name(move).upper()
+        out += f" {name}:{score:+d};"
+    return out
 
 
 # --- GGF (Generic Game Format) game records ------------------------------------------------------
@@ -453,6 +547,11 @@ class GameRecord:
     evals: list[Optional[float]] = field(default_factory=list)
     times: list[Optional[float]] = field(default_factory=list)
     tags: dict[str, str] = field(default_factory=dict)
+
+    def ggf(self) -> str:
+        """This record as one GGF game (see :func:`format_ggf`)."""
+        return format_ggf(self.board, self.black, self.white, self.result, self.evals, self.times,
+                          self.place, self.date, self.time_control)
 
 
 _GGF_PROP = re.compile(r"([A-Z]{1,2})\[([^\]]*)\]")
@@ -502,8 +601,8 @@ def parse_ggf(text: str) -> GameRecord:
     if "GM" in rec.tags and rec.tags["GM"].lower() != "othello":
         raise InvalidBoardError(f"bad GGF: game {rec.tags['GM']!r} is not Othello")
     if board is None:
-        size = int(rec.tags.get("TY", "8").rstrip("abcdefghijklmnopqrstuvwxyz") or 8)
-        board = Board(size)
+        ty = re.search(r"[0-9]+", rec.tags.get("TY", "8"))
+        board = Board(int(ty.group()) if ty else 8)
     for color, value in moves:
         parts = value.split("/")
         if board.turn != color and board.must_pass():
@@ -520,6 +619,15 @@ def parse_ggf(text: str) -> GameRecord:
         rec.times.append(_float_or_none(parts[2]) if len(parts) > 2 else None)
     rec.board = board
     return rec
+
+
+def parse_ggf_games(text: str) -> list[GameRecord]:
+    """Read every GGF game of a text (a GGF file holds one ``(; ... ;)`` after another)."""
+    games = re.findall(r"\(;.*?;\)", text, flags=re.S)
+    leftover = re.sub(r"\(;.*?;\)", "", text, flags=re.S).strip()
+    if leftover:
+        raise InvalidBoardError(f"bad GGF text: unreadable {_clip(leftover)!r} between games")
+    return [parse_ggf(g) for g in games]
 
 
 def _ggf_board(value: str, text: str) -> Board:
@@ -589,20 +697,31 @@ SYMMETRY_INVERSE: Final = (0, 1, 2, 3, 4, 6, 5, 7)
 
 def transform_square(sq: Square, k: int, size: int = 8) -> Square:
     """Image of a square under symmetry k of a size x size board (see ``_core.symmetry``);
-    PASS maps to PASS."""
+    PASS maps to PASS.
+
+    >>> square_name(transform_square(parse_square('a1'), 1)), square_name(transform_square(0, 3, 6))
+    ('h1', 'f6')
+    """
     if sq == PASS:
         return PASS
+    check_size(size)
+    if not isinstance(k, int) or not 0 <= k < 8:
+        raise ValueError(f"symmetry {k!r} is out of range 0..7")
+    if not isinstance(sq, int) or not 0 <= sq < 64 or sq % 8 >= size or sq // 8 >= size:
+        raise InvalidSquareError(f"square {sq!r} is not on the {size}x{size} board")
     return _core.symmetry(1 << sq, k, size).bit_length() - 1
 
 
 def canonical(player: Bitboard, opponent: Bitboard, size: int = 8) -> tuple[Bitboard, Bitboard, int]:
     """The least of the 8 symmetric images of a side-relative position (ordered by player, then
     opponent) and the symmetry k that produces it; map a canonical move back with
-    ``transform_square(move, SYMMETRY_INVERSE[k], size)``."""
-    best = None
-    for k in range(8):
-        img = (_core.symmetry(player, k, size), _core.symmetry(opponent, k, size), k)
-        if best is None or img[:2] < best[:2]:
-            best = img
-    assert best is not None
-    return best
+    ``transform_square(move, SYMMETRY_INVERSE[k], size)``.
+
+    >>> b = Board(); _ = b.push_str('f5')
+    >>> p, o, k = canonical(b.player, b.opponent)
+    >>> c = Board(); _ = c.push_str('d3')      # d3 is f5 turned about the diagonal
+    >>> canonical(c.player, c.opponent)[:2] == (p, o)
+    True
+    """
+    check_size(size)
+    return _core.canonical(player, opponent, size)

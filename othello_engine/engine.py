@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
+import traceback
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
@@ -18,7 +20,10 @@ class Limit:
 
     ``time`` is a fixed time for this move (seconds). The clock fields are the remaining times and
     increments of each side (seconds); ``moves_to_go`` the moves to the next time control.
-    ``exact`` asks for a proven final score; ``infinite`` searches until stop()."""
+    ``exact`` asks for a proven final score (the solver runs to the end, whatever ``depth``
+    says; a time or node limit given as well can still cut it short, and then the result is not
+    exact); ``wld`` asks only for a proven win, loss or draw (score +100, the contempt or -100);
+    ``infinite`` searches until stop()."""
 
     depth: Optional[int] = None
     nodes: Optional[int] = None
@@ -30,6 +35,7 @@ class Limit:
     moves_to_go: Optional[int] = None
     exact: bool = False
     infinite: bool = False
+    wld: bool = False
 
 
 @dataclass(frozen=True)
@@ -97,10 +103,13 @@ class Engine:
     True
     """
 
-    def __init__(self, hash_mb: int = 16, multipv: int = 1, move_overhead: float = 0.03) -> None:
+    def __init__(self, hash_mb: int = 16, multipv: int = 1, move_overhead: float = 0.03,
+                 contempt: int = 0) -> None:
         self._search = _core.Search(hash_mb)
         self.multipv = multipv
         self.move_overhead = move_overhead
+        #: centi-discs a proven draw is worth to the side to move at the root (NBoard's contempt)
+        self.contempt = contempt
         self._thread: Optional[threading.Thread] = None
         self._result: Optional[SearchResult] = None
         self._lock = threading.Lock()
@@ -151,7 +160,11 @@ class Engine:
         self._result = None
 
         def work() -> None:
-            result = self._run(board, limit, on_info, root_moves, multipv)
+            try:
+                result = self._run(board, limit, on_info, root_moves, multipv)
+            except Exception:  # never leave the caller without its one result
+                traceback.print_exc(file=sys.stderr)
+                result = self._fallback(board)
             self._result = result
             if on_done is not None:
                 on_done(result)
@@ -177,37 +190,79 @@ class Engine:
     def is_searching(self) -> bool:
         return self._thread is not None and self._thread.is_alive()
 
+    @staticmethod
+    def _fallback(board: Board) -> SearchResult:
+        """A legal answer without searching (used when the search itself failed)."""
+        if board.is_game_over():
+            return SearchResult(best_move=None, exact=True)
+        moves = board.legal_moves()
+        return SearchResult(best_move=moves[0] if moves else PASS)
+
     def _run(self, board: Board, limit: Limit, on_info: Optional[InfoCallback],
              root_moves: Optional[list[Square]], multipv: Optional[int]) -> SearchResult:
         started = time.monotonic()
         if board.is_game_over():
-            return SearchResult(best_move=None, score=100 * board.disc_difference()
-                                * (1 if board.turn == BLACK else -1), exact=True)
+            diff = board.disc_difference() * (1 if board.turn == BLACK else -1)
+            return SearchResult(best_move=None, score=100 * diff if diff else self.contempt,
+                                exact=True)
+        player, opponent, prefix, sign = board.player, board.opponent, (), 1
         if board.must_pass():
-            return SearchResult(best_move=PASS)
+            # search the opponent's reply and report it from our side, behind the pass
+            player, opponent, prefix, sign = opponent, player, (PASS,), -1
+            root_moves = None
+            multipv = 1
         budget = self.budget(board, limit)
         subset = 0
         for sq in root_moves or ():
             if 0 <= sq < 64:
                 subset |= 1 << sq
-        max_depth = 60 if limit.depth is None or limit.exact else max(1, limit.depth)
+        max_depth = 60 if limit.depth is None or limit.exact or limit.wld else max(1, limit.depth)
         want = max(1, multipv if multipv is not None else self.multipv)
+        solve = 1 if limit.exact else 2 if limit.wld else 0
+        mask = board.mask
+
+        def convert(lines: list) -> tuple[PVLine, ...]:
+            out = []
+            for move, score, pv in lines:
+                pv = prefix + _legal_prefix(player, opponent, mask, tuple(pv))
+                out.append(PVLine(pv[0], sign * score, pv))
+            return tuple(out)
 
         def report(depth: int, seldepth: int, exact: bool, nodes: int, seconds: float,
                    lines: list) -> None:
             if on_info is not None:
-                on_info(SearchInfo(depth, seldepth, bool(exact), nodes, seconds,
-                                   tuple(PVLine(m, s, tuple(pv)) for m, s, pv in lines)))
+                on_info(SearchInfo(depth, seldepth, bool(exact), nodes, seconds, convert(lines)))
 
         lines, depth, nodes, exact = self._search.run(
-            board.player, board.opponent, board.mask, max_depth, limit.nodes or 0,
-            budget.soft or 0.0, budget.hard or 0.0, subset, want, report)
-        pv_lines = tuple(PVLine(m, s, tuple(pv)) for m, s, pv in lines)
-        best = pv_lines[0].move if pv_lines else board.legal_moves()[0]
-        return SearchResult(best_move=best, score=pv_lines[0].score if pv_lines else 0,
+            player, opponent, mask, max_depth, limit.nodes or 0,
+            budget.soft or 0.0, budget.hard or 0.0, subset, want, report,
+            contempt=sign * self.contempt, solve=solve)
+        pv_lines = convert(lines)
+        legal = board.legal_moves() or [PASS]
+        if not pv_lines or pv_lines[0].move not in legal:
+            pv_lines = (PVLine(legal[0], 0, (legal[0],)),)
+        return SearchResult(best_move=pv_lines[0].move, score=pv_lines[0].score,
                             exact=bool(exact), depth=depth, nodes=nodes,
                             time=time.monotonic() - started, lines=pv_lines)
 
     def evaluation(self, board: Board) -> dict[str, int]:
-        """The static evaluation of the side to move, feature by feature (centi-discs)."""
-        return {"total": _core.evaluate_position(board.player, board.opponent, board.mask)}
+        """The static evaluation of the side to move, feature by feature (centi-discs), with the
+        sum under ``total``. Features: discs, mobility, potential_mobility, corners, x_squares,
+        c_squares, position, stability, parity (see the README). A finished game scores its
+        final disc difference (times 100) as ``total`` and 0 for every feature."""
+        return dict(_core.evaluation_terms(board.player, board.opponent, board.mask))
+
+
+def _legal_prefix(player: int, opponent: int, mask: int, pv: tuple[Square, ...]) -> tuple[Square, ...]:
+    """The longest start of pv that is a legal sequence of moves (a pass only when forced)."""
+    out: list[Square] = []
+    for move in pv:
+        moves = _core.legal_moves(player, opponent, mask)
+        if move == PASS:
+            if moves or not _core.legal_moves(opponent, player, mask):
+                break
+        elif not (moves >> move) & 1:
+            break
+        out.append(move)
+        player, opponent = _core.make_move(player, opponent, move)
+    return tuple(out)

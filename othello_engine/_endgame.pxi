@@ -1,0 +1,207 @@
+# Endgame solver: exact final disc difference (or win/loss/draw with a (-1, 1) window), in discs.
+# Included by _search.pxi after the search state is defined.
+#
+# eg_search: principal-variation search with the transposition table (from EG_TT_MIN empties),
+#            fastest-first ordering (fewest opponent replies, corners counted twice), parity as a
+#            tie-break and a stability cut-off in null-window nodes.
+# eg_shallow: the last EG_SHALLOW empties, null-window nodes only: no table, no sorting, moves
+#            in odd-parity quadrants first.
+# eg_last1: the last empty square, by counting flips.
+
+cdef enum:
+    EG_SHALLOW = 6
+    EG_TT_MIN = 10
+    EG_INF = 200
+
+
+cdef inline int final_discs(u64 P, u64 O) noexcept nogil:
+    """Final disc difference for P (the empties of a finished game go to the winner)."""
+    cdef int p = oe_popcount(P), o = oe_popcount(O)
+    return p - o
+
+
+cdef inline int final_discs_with_empties(u64 P, u64 O, int empties) noexcept nogil:
+    cdef int d = oe_popcount(P) - oe_popcount(O)
+    if d > 0:
+        return d + empties
+    if d < 0:
+        return d - empties
+    return 0
+
+
+cdef inline int eg_last1(SearchState* st, u64 P, u64 O, int sq) noexcept nogil:
+    """Exact score for P with one empty square sq left."""
+    cdef int p = oe_popcount(P), t = st.squares, n, d
+    cdef u64 f
+    st.nodes += 1
+    f = bb_flips(P, O, sq)
+    if f:
+        return 2 * (p + oe_popcount(f) + 1) - t
+    f = bb_flips(O, P, sq)
+    if f:
+        return 2 * (p - oe_popcount(f)) - t
+    d = 2 * p - t + 1
+    if d > 0:
+        return d + 1
+    if d < 0:
+        return d - 1
+    return 0
+
+
+cdef int eg_shallow(SearchState* st, u64 P, u64 O, u64 E, int n, int alpha, int beta) noexcept nogil:
+    """Null-window or narrow solve of the last few empties E (n of them) for P."""
+    cdef u64 odd = 0, m, q, f, bit
+    cdef int k, sq, v, best = -EG_INF, moved = 0, stage
+    if n == 1:
+        return eg_last1(st, P, O, oe_ctz(E))
+    if st.nodes >= st.check_at and poll(st):
+        return 0
+    st.nodes += 1
+    for k in range(4):
+        q = E & st.ev.quadrant[k]
+        if oe_popcount(q) & 1:
+            odd |= q
+    for stage in range(2):
+        m = odd if stage == 0 else E & ~odd
+        while m:
+            sq = oe_ctz(m)
+            m &= m - 1
+            f = bb_flips(P, O, sq)
+            if f == 0:
+                continue
+            moved = 1
+            bit = (<u64>1) << sq
+            v = -eg_shallow(st, O ^ f, P ^ f ^ bit, E ^ bit, n - 1, -beta, -alpha)
+            if st.aborted:
+                return 0
+            if v > best:
+                best = v
+                if v > alpha:
+                    alpha = v
+                    if v >= beta:
+                        return v
+    if not moved:
+        if bb_moves(O, P, st.mask) == 0:
+            return final_discs_with_empties(P, O, n)
+        return -eg_shallow(st, O, P, E, n, -beta, -alpha)
+    return best
+
+
+cdef int eg_search(SearchState* st, u64 P, u64 O, int alpha, int beta, int ply, bint pv) noexcept nogil:
+    """Exact score of P (to move) within (alpha, beta), fail-soft, in discs. pv nodes keep the
+    principal variation in st.pv[ply]."""
+    cdef u64 E = st.mask & ~(P | O)
+    cdef int n = oe_popcount(E)
+    cdef u64 moves, f, bit, key = 0, om, cP, cO
+    cdef int i, j, k, cnt, sq, v, best, bestmove, a0, tmove, lower, upper, so, bound
+    cdef int sqs[40]
+    cdef int vals[40]
+    cdef u64 fl[40]
+    cdef u64 odd = 0, q
+    cdef TTEntry* e
+    if not pv and n <= EG_SHALLOW:
+        return eg_shallow(st, P, O, E, n, alpha, beta)
+    if st.nodes >= st.check_at and poll(st):
+        return 0
+    st.nodes += 1
+    if ply > st.seldepth:
+        st.seldepth = ply
+    if pv:
+        st.pv_len[ply] = ply
+    moves = bb_moves(P, O, st.mask)
+    if moves == 0:
+        if bb_moves(O, P, st.mask) == 0:
+            return final_discs_with_empties(P, O, n)
+        v = -eg_search(st, O, P, -beta, -alpha, ply + 1, pv)
+        if pv and not st.aborted:
+            st.pv[ply][ply] = 64
+            for j in range(ply + 1, st.pv_len[ply + 1]):
+                st.pv[ply][j] = st.pv[ply + 1][j]
+            st.pv_len[ply] = max(st.pv_len[ply + 1], ply + 1)
+        return v
+    # stability cut-off: P can not end above squares - 2 * (O's stable discs)
+    if not pv and alpha >= st.squares // 4 and n >= 8:
+        so = count_stable(&st.ev, O, P)
+        bound = st.squares - 2 * so
+        if bound <= alpha:
+            return bound
+    tmove = TT_NO_MOVE
+    if n >= EG_TT_MIN:
+        key = position_hash(P, O)
+        e = tt_probe(&st.tt, key)
+        if e != NULL:
+            tmove = e.move
+            if e.depth == TT_SOLVED and not pv:
+                lower = e.lower // 100
+                upper = e.upper // 100
+                if lower >= beta:
+                    return lower
+                if upper <= alpha:
+                    return upper
+                if lower == upper:
+                    return lower
+    for k in range(4):
+        q = E & st.ev.quadrant[k]
+        if oe_popcount(q) & 1:
+            odd |= q
+    cnt = 0
+    while moves:
+        sq = oe_ctz(moves)
+        moves &= moves - 1
+        bit = (<u64>1) << sq
+        f = bb_flips(P, O, sq)
+        sqs[cnt] = sq
+        fl[cnt] = f
+        if sq == tmove:
+            vals[cnt] = 1 << 28
+        else:
+            om = bb_moves(O ^ f, P ^ f ^ bit, st.mask)
+            vals[cnt] = (-16 * (oe_popcount(om) + oe_popcount(om & st.ev.corners))
+                         + (2 if odd & bit else 0) + st.order[sq] // 8)
+        cnt += 1
+    best = -EG_INF
+    bestmove = TT_NO_MOVE
+    a0 = alpha
+    for i in range(cnt):
+        k = i
+        for j in range(i + 1, cnt):
+            if vals[j] > vals[k]:
+                k = j
+        if k != i:
+            sq = sqs[k]; sqs[k] = sqs[i]; sqs[i] = sq
+            v = vals[k]; vals[k] = vals[i]; vals[i] = v
+            f = fl[k]; fl[k] = fl[i]; fl[i] = f
+        sq = sqs[i]
+        f = fl[i]
+        bit = (<u64>1) << sq
+        cP = O ^ f
+        cO = P ^ f ^ bit
+        if i == 0:
+            v = -eg_search(st, cP, cO, -beta, -alpha, ply + 1, pv)
+        else:
+            st.pv_len[ply + 1] = ply + 1
+            v = -eg_search(st, cP, cO, -alpha - 1, -alpha, ply + 1, False)
+            if pv and v > alpha and v < beta and not st.aborted:
+                v = -eg_search(st, cP, cO, -beta, -alpha, ply + 1, True)
+        if st.aborted:
+            return 0
+        if v > best:
+            best = v
+            bestmove = sq
+            if v > alpha:
+                alpha = v
+                if pv:
+                    st.pv[ply][ply] = sq
+                    for j in range(ply + 1, st.pv_len[ply + 1]):
+                        st.pv[ply][j] = st.pv[ply + 1][j]
+                    st.pv_len[ply] = max(st.pv_len[ply + 1], ply + 1)
+                if v >= beta:
+                    break
+    if n >= EG_TT_MIN:
+        if best >= beta:
+            tt_store(&st.tt, key, TT_SOLVED, 100 * best, TT_NONE, bestmove)
+        elif best > a0:
+            tt_store(&st.tt, key, TT_SOLVED, 100 * best, 100 * best, bestmove)
+        else:
+            tt_store(&st.tt, key, TT_SOLVED, -TT_NONE, 100 * best, bestmove)
+    return best

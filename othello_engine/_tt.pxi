@@ -1,0 +1,110 @@
+# Transposition table: buckets of four 16-byte entries (one cache line), keyed by a 64-bit hash
+# of (P, O). Included by _search.pxi.
+#
+# An entry holds a lower and an upper bound in centi-discs (TT_NONE = no bound), the best move
+# (TT_NO_MOVE when none), the depth it was searched to (TT_SOLVED for the endgame solver's exact
+# bounds, which are multiples of 100) and the search generation that wrote it. Replacement keeps
+# the same position, else evicts the entry with the least depth, counting old generations as
+# shallower.
+
+from libc.stdlib cimport calloc, free
+from libc.string cimport memset
+
+cdef enum:
+    TT_NONE = 32000
+    TT_NO_MOVE = 255
+    TT_SOLVED = 100
+    TT_BUCKET = 4
+
+
+cdef struct TTEntry:
+    u64 key
+    short lower
+    short upper
+    unsigned char move
+    unsigned char depth
+    unsigned char age
+    unsigned char spare
+
+
+cdef struct TTable:
+    TTEntry* entries
+    u64 n_entries          # a power of two, at least TT_BUCKET
+    unsigned char age
+
+
+cdef inline u64 position_hash(u64 P, u64 O) noexcept nogil:
+    cdef u64 h = P * 0x9E3779B97F4A7C15ULL
+    h ^= h >> 29
+    h += O * 0xC2B2AE3D27D4EB4FULL
+    h ^= h >> 32
+    h *= 0xD6E8FEB86659FD93ULL
+    h ^= h >> 32
+    return h | 1          # never 0, so an empty slot never matches
+
+
+cdef int tt_allocate(TTable* t, int hash_mb) noexcept nogil:
+    """(Re)allocate the table to the largest power of two of entries within hash_mb MiB."""
+    cdef u64 want = (<u64>max(hash_mb, 1)) * 1024 * 1024 // sizeof(TTEntry)
+    cdef u64 n = TT_BUCKET
+    while n * 2 <= want:
+        n *= 2
+    if t.entries != NULL:
+        free(t.entries)
+    t.entries = <TTEntry*>calloc(n, sizeof(TTEntry))
+    if t.entries == NULL:
+        t.n_entries = 0
+        return -1
+    t.n_entries = n
+    t.age = 0
+    return 0
+
+
+cdef inline void tt_clear(TTable* t) noexcept nogil:
+    if t.entries != NULL:
+        memset(t.entries, 0, t.n_entries * sizeof(TTEntry))
+    t.age = 0
+
+
+cdef inline TTEntry* tt_probe(TTable* t, u64 key) noexcept nogil:
+    cdef TTEntry* b = t.entries + ((key & (t.n_entries - 1)) & ~(<u64>(TT_BUCKET - 1)))
+    cdef int i
+    for i in range(TT_BUCKET):
+        if b[i].key == key:
+            return b + i
+    return NULL
+
+
+cdef inline void tt_store(TTable* t, u64 key, int depth, int lower, int upper, int move) noexcept nogil:
+    cdef TTEntry* b = t.entries + ((key & (t.n_entries - 1)) & ~(<u64>(TT_BUCKET - 1)))
+    cdef TTEntry* e = NULL
+    cdef int i, worth, least = 1 << 30
+    for i in range(TT_BUCKET):
+        if b[i].key == key:
+            e = b + i
+            if e.depth > depth and e.age == t.age:
+                if move != TT_NO_MOVE and e.move == TT_NO_MOVE:
+                    e.move = <unsigned char>move
+                return
+            if e.depth == depth and e.age == t.age:
+                # same depth: the bounds of both searches hold; keep the tighter ones unless
+                # they contradict each other (a search instability), then the new ones win
+                if e.lower > lower and e.lower <= upper:
+                    lower = e.lower
+                if e.upper < upper and e.upper >= lower:
+                    upper = e.upper
+            if move == TT_NO_MOVE:
+                move = e.move
+            break
+        worth = b[i].depth - 4 * ((t.age - b[i].age) & 255)
+        if b[i].key == 0:
+            worth = -1000
+        if worth < least:
+            least = worth
+            e = b + i
+    e.key = key
+    e.lower = <short>lower
+    e.upper = <short>upper
+    e.move = <unsigned char>move
+    e.depth = <unsigned char>depth
+    e.age = t.age

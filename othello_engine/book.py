@@ -1,0 +1,925 @@
+"""Opening book: positions keyed by their canonical player-relative image, stored in SQLite.
+
+Every position is stored once for its 8 symmetric images: the key is the least image of the
+(player, opponent) bitboards (``board.canonical``) plus the board size, and the moves are stored in
+that canonical frame; a lookup maps them back through the inverse symmetry. Per move the book keeps
+a score (centi-discs, for the side to move of the position, ``None`` until searched), the depth of
+the search behind it, whether it is exact, and how many games played it.
+
+The file is SQLite in WAL mode; every change is one transaction, so a process killed while writing
+leaves the book as of its last commit. A book is only ever written when opened for writing.
+
+>>> book = Book.memory()
+>>> b = Board(); _ = b.push_str('f5'); _ = b.push_str('d6')
+>>> book.add_game(b)
+2
+>>> [square_name(m.move) for m in book.lookup(Board())]
+['f5']
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import importlib.resources
+import os
+import random
+import sqlite3
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Optional, TextIO
+
+from othello_engine import _core
+from othello_engine.board import (BLACK, PASS, SYMMETRY_INVERSE, Bitboard, Board, OthelloError,
+                                  Square, canonical, parse_ggf, parse_square, square_name,
+                                  transform_square)
+
+FORMAT = "othello_engine book"
+VERSION = 1
+TEXT_HEADER = f"# {FORMAT} {VERSION}"
+SQLITE_MAGIC = b"SQLite format 3\x00"
+DEFAULT_MARGIN = 100
+"""Book moves whose score is within this many centi-discs of the best are played at random."""
+
+if TYPE_CHECKING:
+    from othello_engine.engine import Engine
+
+ProgressCallback = Callable[[int, int, float], None]
+
+
+class BookError(ValueError):
+    """A book file that cannot be used (missing, corrupt, or not a book), or bad book text."""
+
+
+@dataclass(frozen=True)
+class BookMove:
+    """A move known to the book, in the frame of the position it was asked for. ``score`` is in
+    centi-discs for the side to move (None: not searched yet); ``exact`` means a proven result."""
+
+    move: Square
+    score: Optional[int]
+    depth: int
+    exact: bool
+    games: int
+
+
+@dataclass(frozen=True)
+class BookStats:
+    positions: int
+    moves: int
+    scored: int
+    games: int
+
+
+def _signed(x: int) -> int:
+    """A 64-bit bitboard as SQLite's signed INTEGER."""
+    return x - (1 << 64) if x >= 1 << 63 else x
+
+
+def _unsigned(x: int) -> int:
+    return x + (1 << 64) if x < 0 else x
+
+
+def position_key(player: Bitboard, opponent: Bitboard, size: int) -> tuple[int, int, int, int]:
+    """(size, canonical player, canonical opponent, k) of a side-relative position."""
+    p, o, k = canonical(player, opponent, size)
+    return size, p, o, k
+
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS positions (
+    size INTEGER NOT NULL, player INTEGER NOT NULL, opponent INTEGER NOT NULL,
+    games INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (size, player, opponent)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS moves (
+    size INTEGER NOT NULL, player INTEGER NOT NULL, opponent INTEGER NOT NULL,
+    move INTEGER NOT NULL, score INTEGER, depth INTEGER NOT NULL DEFAULT 0,
+    exact INTEGER NOT NULL DEFAULT 0, games INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (size, player, opponent, move)) WITHOUT ROWID;
+"""
+
+
+class Book:
+    """An opening book over one SQLite connection; use :meth:`open`, :meth:`memory` or
+    :meth:`shipped`. Thread-safe (one lock around the connection)."""
+
+    def __init__(self, conn: sqlite3.Connection, path: str, writable: bool,
+                 seed: Optional[int] = None) -> None:
+        self._conn = conn
+        self.path = path
+        self.writable = writable
+        self.rng = random.Random(seed)
+        self._lock = threading.RLock()
+
+    # --- opening ------------------------------------------------------------------------------
+    @classmethod
+    def open(cls, path: str | os.PathLike[str], write: bool = False,
+             seed: Optional[int] = None) -> Book:
+        """Open a book file. Read-only by default: a missing file, a corrupt one or one of another
+        format raises BookError and nothing is touched. With ``write=True`` a missing (or empty)
+        file is created as a new book; an existing file must already be a book."""
+        name = os.fspath(path)
+        p = Path(name)
+        exists = p.exists()
+        if exists and p.is_dir():
+            raise BookError(f"book {name!r} is a directory, not a book file")
+        if not exists and not write:
+            raise BookError(f"book {name!r} does not exist")
+        if exists and p.stat().st_size > 0:
+            try:
+                with open(p, "rb") as f:
+                    head = f.read(len(SQLITE_MAGIC))
+            except OSError as exc:
+                raise BookError(f"book {name!r} cannot be read: {exc.strerror or exc}") from None
+            if head != SQLITE_MAGIC:
+                raise BookError(f"book {name!r} is not an {FORMAT} (not an SQLite file)")
+        fresh = not exists or p.stat().st_size == 0
+        try:
+            if write:
+                conn = sqlite3.connect(name, timeout=10.0, isolation_level=None,
+                                       check_same_thread=False)
+            else:
+                uri = "file:" + _uri_path(p.resolve()) + "?mode=ro"
+                conn = sqlite3.connect(uri, uri=True, timeout=10.0, isolation_level=None,
+                                       check_same_thread=False)
+        except sqlite3.Error as exc:
+            raise BookError(f"book {name!r} cannot be opened: {exc}") from None
+        try:
+            if not fresh:
+                _check_format(conn, name)
+            if write:
+                conn.execute("PRAGMA journal_mode=WAL")
+                conn.execute("PRAGMA synchronous=NORMAL")
+                if fresh:
+                    _create(conn)
+        except sqlite3.DatabaseError as exc:
+            conn.close()
+            raise BookError(f"book {name!r} is corrupt or not an {FORMAT}: {exc}") from None
+        except BookError:
+            conn.close()
+            raise
+        return cls(conn, name, write, seed)
+
+    @classmethod
+    def memory(cls, seed: Optional[int] = None) -> Book:
+        """A new empty book in memory (written nowhere)."""
+        conn = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+        _create(conn)
+        return cls(conn, ":memory:", True, seed)
+
+    @classmethod
+    def shipped(cls, seed: Optional[int] = None) -> Book:
+        """The small book that ships with the package, loaded into memory."""
+        book = cls.memory(seed)
+        text = importlib.resources.files("othello_engine").joinpath("data/book.txt")
+        with text.open("r", encoding="utf-8") as f:
+            book.import_text(f)
+        book.path = "<shipped book>"
+        book.writable = False
+        return book
+
+    def close(self) -> None:
+        """Close the book. A writer that is the last user of the file folds the WAL back in and
+        leaves a single self-contained file (readers then need no side files)."""
+        with self._lock:
+            if self.writable and self.path != ":memory:":
+                try:
+                    self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                    self._conn.execute("PRAGMA journal_mode=DELETE")
+                except sqlite3.Error:
+                    pass  # other connections still use the file; WAL mode stays, which is safe
+            self._conn.close()
+
+    def __enter__(self) -> Book:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        if not self.writable:
+            raise BookError(f"book {self.path!r} is open read-only")
+        with self._lock:
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._conn
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+            self._conn.execute("COMMIT")
+
+    # --- reading ------------------------------------------------------------------------------
+    def _rows(self, size: int, p: Bitboard, o: Bitboard) -> list[tuple[int, Optional[int], int, int, int]]:
+        with self._lock:
+            return self._conn.execute(
+                "SELECT move, score, depth, exact, games FROM moves WHERE size=? AND player=? AND "
+                "opponent=?", (size, _signed(p), _signed(o))).fetchall()
+
+    def _node(self, size: int, p: Bitboard, o: Bitboard) -> Optional[int]:
+        with self._lock:
+            row = self._conn.execute("SELECT games FROM positions WHERE size=? AND player=? AND "
+                                     "opponent=?", (size, _signed(p), _signed(o))).fetchone()
+        return None if row is None else row[0]
+
+    def contains(self, board: Board) -> bool:
+        """True when the position is a node of the book."""
+        size, p, o, _ = position_key(board.player, board.opponent, board.size)
+        return self._node(size, p, o) is not None
+
+    def lookup(self, board: Board) -> list[BookMove]:
+        """The moves the book knows in this position, mapped to its frame: scored moves best first
+        (deeper first among equals), then unscored ones by games."""
+        size, p, o, k = position_key(board.player, board.opponent, board.size)
+        inverse = SYMMETRY_INVERSE[k]
+        out = [BookMove(transform_square(m, inverse, size), s, d, bool(e), g)
+               for m, s, d, e, g in self._rows(size, p, o)]
+        out.sort(key=lambda b: (b.score is None, -(b.score or 0), -b.depth, -b.games, b.move))
+        return out
+
+    def probe(self, board: Board, margin: int = DEFAULT_MARGIN, min_depth: int = 1,
+              rng: Optional[random.Random] = None) -> Optional[BookMove]:
+        """A book move for this position, or None when the book has no good enough one: among the
+        searched moves (depth >= min_depth) those within margin of the best, one picked at random
+        with the book's seeded generator (or rng), so matches get variety."""
+        if board.is_game_over():
+            return None
+        scored = [m for m in self.lookup(board) if m.score is not None and m.depth >= min_depth]
+        legal = set(board.legal_moves()) or {PASS}
+        scored = [m for m in scored if m.move in legal]
+        if not scored:
+            return None
+        best = max(m.score for m in scored if m.score is not None)
+        near = [m for m in scored if m.score is not None and m.score >= best - max(0, margin)]
+        return (rng or self.rng).choice(near)
+
+    def stats(self) -> BookStats:
+        with self._lock:
+            positions, games = self._conn.execute(
+                "SELECT COUNT(*), COALESCE(SUM(games), 0) FROM positions").fetchone()
+            moves, scored = self._conn.execute(
+                "SELECT COUNT(*), COUNT(score) FROM moves").fetchone()
+        return BookStats(positions, moves, scored, games)
+
+    # --- writing ------------------------------------------------------------------------------
+    def _ensure_node(self, conn: sqlite3.Connection, size: int, p: Bitboard, o: Bitboard,
+                     games: int = 0) -> bool:
+        cur = conn.execute("INSERT OR IGNORE INTO positions VALUES (?, ?, ?, ?)",
+                           (size, _signed(p), _signed(o), games))
+        if cur.rowcount == 0 and games:
+            conn.execute("UPDATE positions SET games = games + ? WHERE size=? AND player=? AND "
+                         "opponent=?", (games, size, _signed(p), _signed(o)))
+        return cur.rowcount > 0
+
+    def _store(self, conn: sqlite3.Connection, size: int, p: Bitboard, o: Bitboard, move: Square,
+               score: Optional[int], depth: int, exact: bool, games: int = 0,
+               replace: bool = False) -> None:
+        """Upsert an edge; a score replaces the stored one when it is exact, or when it is at least
+        as deep and the stored one is not exact (or always with replace)."""
+        key = (size, _signed(p), _signed(o), move)
+        row = conn.execute("SELECT score, depth, exact FROM moves WHERE size=? AND player=? AND "
+                           "opponent=? AND move=?", key).fetchone()
+        if row is None:
+            conn.execute("INSERT INTO moves VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                         (*key, score, depth if score is not None else 0, int(exact), games))
+            return
+        if games:
+            conn.execute("UPDATE moves SET games = games + ? WHERE size=? AND player=? AND "
+                         "opponent=? AND move=?", (games, *key))
+        old_score, old_depth, old_exact = row
+        better = score is not None and (replace or old_score is None or exact or
+                                        (not old_exact and depth >= old_depth))
+        if better:
+            conn.execute("UPDATE moves SET score=?, depth=?, exact=? WHERE size=? AND player=? "
+                         "AND opponent=? AND move=?", (score, depth, int(exact), *key))
+
+    def add_position(self, board: Board) -> bool:
+        """Make the position a node of the book; True if it was new."""
+        size, p, o, _ = position_key(board.player, board.opponent, board.size)
+        with self._transaction() as conn:
+            return self._ensure_node(conn, size, p, o)
+
+    def set_move(self, board: Board, move: Square, score: Optional[int], depth: int,
+                 exact: bool = False, games: int = 0) -> None:
+        """Record what is known about one move of a position (the position becomes a node)."""
+        if not board.is_legal(move):
+            raise BookError(f"move {square_name(move)} is not legal in {board.fen()!r}")
+        size, p, o, k = position_key(board.player, board.opponent, board.size)
+        with self._transaction() as conn:
+            self._ensure_node(conn, size, p, o)
+            self._store(conn, size, p, o, transform_square(move, k, size), score, depth, exact,
+                        games)
+
+    def add_game(self, game: Board, plies: Optional[int] = None) -> int:
+        """Add the game that led to ``game`` (its start position and moves): every position before
+        one of its first ``plies`` moves becomes a node and the move played is counted. One
+        transaction. Returns the number of positions that were new."""
+        board = game.replay()
+        moves = game.move_stack if plies is None else game.move_stack[:max(0, plies)]
+        added = 0
+        with self._transaction() as conn:
+            for move in moves:
+                size, p, o, k = position_key(board.player, board.opponent, board.size)
+                added += self._ensure_node(conn, size, p, o, games=1)
+                self._store(conn, size, p, o, transform_square(move, k, size), None, 0, False,
+                            games=1)
+                board.push(move)
+        return added
+
+    # --- searching ----------------------------------------------------------------------------
+    def _children(self, size: int, p: Bitboard, o: Bitboard) -> list[tuple[Square, Bitboard, Bitboard]]:
+        mask = _core.board_mask(size)
+        moves = _core.legal_moves(p, o, mask)
+        if moves == 0:
+            if _core.legal_moves(o, p, mask) == 0:
+                return []
+            return [(PASS, o, p)]
+        out = []
+        x = moves
+        while x:
+            low = x & -x
+            sq = low.bit_length() - 1
+            x ^= low
+            np, no = _core.make_move(p, o, sq)
+            out.append((sq, np, no))
+        return out
+
+    def _nodes(self) -> list[tuple[int, Bitboard, Bitboard]]:
+        with self._lock:
+            rows = self._conn.execute("SELECT size, player, opponent FROM positions").fetchall()
+        nodes = [(s, _unsigned(p), _unsigned(o)) for s, p, o in rows]
+        # deepest positions first, so that children are valued before their parents
+        nodes.sort(key=lambda n: -_core.popcount(n[1] | n[2]))
+        return nodes
+
+    def evaluate_moves(self, board: Board, engine: "Engine", depth: int) -> list[BookMove]:
+        """Search every legal move of the position whose child is not a book node (to depth - 1
+        after the move) and store the scores; returns the book's moves for the position."""
+        size, p, o, k = position_key(board.player, board.opponent, board.size)
+        self._evaluate_node(engine, size, p, o, depth)
+        return self.lookup(board)
+
+    def _evaluate_node(self, engine: "Engine", size: int, p: Bitboard, o: Bitboard,
+                       depth: int) -> int:
+        from othello_engine.engine import Limit
+        rows = {m: (s, d, e) for m, s, d, e, _ in self._rows(size, p, o)}
+        results = []
+        for move, cp, co in self._children(size, p, o):
+            c_size, c_p, c_o, _ = position_key(cp, co, size)
+            if self._node(c_size, c_p, c_o) is not None:
+                continue  # valued by propagation from its own moves
+            known = rows.get(move)
+            if known is not None and known[0] is not None and (known[2] or known[1] >= depth):
+                continue
+            child = Board.from_discs(size, cp, co, BLACK)
+            sign = -1
+            if child.must_pass():
+                child.push(PASS)
+                sign = 1
+            if child.is_game_over():
+                score, exact, d = sign * 100 * child.disc_difference(), True, 60
+            else:
+                r = engine.search(child, Limit(depth=max(1, depth - 1)))
+                score, exact, d = sign * r.score, r.exact, (60 if r.exact else max(1, depth - 1) + 1)
+            results.append((move, score, d, exact))
+        if results:
+            with self._transaction() as conn:
+                self._ensure_node(conn, size, p, o)
+                for move, score, d, exact in results:
+                    self._store(conn, size, p, o, move, score, d, exact)
+        return len(results)
+
+    def propagate(self) -> int:
+        """Negamax the book: each move leading to a book node gets minus that node's best score
+        (depth + 1, exact when the node's best is exact). Returns the number of moves updated."""
+        changed = 0
+        values: dict[tuple[int, int, int], tuple[int, int, bool]] = {}
+        nodes = self._nodes()
+        for _ in range(2):  # a second sweep settles passes (a pass keeps the disc count)
+            updates = []
+            for size, p, o in nodes:
+                rows = {m: (s, d, bool(e)) for m, s, d, e, _ in self._rows(size, p, o)}
+                for move, cp, co in self._children(size, p, o):
+                    c_size, c_p, c_o, _ = position_key(cp, co, size)
+                    value = values.get((c_size, c_p, c_o))
+                    if value is None:
+                        continue
+                    score, depth, exact = -value[0], value[1] + 1, value[2]
+                    if rows.get(move) != (score, depth, exact):
+                        rows[move] = (score, depth, exact)
+                        updates.append((size, p, o, move, score, depth, exact))
+                scored = [(s, d, e) for s, d, e in rows.values() if s is not None]
+                if scored:
+                    values[(size, p, o)] = max(scored, key=lambda v: (v[0], v[1]))
+            if updates:
+                with self._transaction() as conn:
+                    for size, p, o, move, score, depth, exact in updates:
+                        self._ensure_node(conn, size, p, o)
+                        self._store(conn, size, p, o, move, score, depth, exact, replace=True)
+                changed += len(updates)
+        return changed
+
+    def deepen(self, engine: "Engine", depth: int, progress: Optional[ProgressCallback] = None,
+               ) -> int:
+        """Search every move of every book node that leads out of the book to ``depth`` (skipping
+        moves already known that deep), one transaction per node, then negamax the values back
+        up. Returns the number of moves searched."""
+        nodes = self._nodes()
+        started = time.monotonic()
+        searched = 0
+        for i, (size, p, o) in enumerate(nodes, 1):
+            searched += self._evaluate_node(engine, size, p, o, depth)
+            if progress is not None:
+                progress(i, len(nodes), time.monotonic() - started)
+        self.propagate()
+        return searched
+
+    # --- text form ----------------------------------------------------------------------------
+    def export_text(self, out: TextIO) -> int:
+        """Write the book as text: a header line, then one line per position: the size, the
+        canonical position in the player-relative form (``P`` side to move, ``O``, ``-``), its games,
+        and ``move:score:depth:exact:games`` per move (``?`` for no score). Returns the lines."""
+        out.write(TEXT_HEADER + "\n")
+        with self._lock:
+            nodes = self._conn.execute(
+                "SELECT size, player, opponent, games FROM positions "
+                "ORDER BY size, player, opponent").fetchall()
+        for size, sp, so, games in nodes:
+            p, o = _unsigned(sp), _unsigned(so)
+            cells = "".join("P" if p >> (r * 8 + c) & 1 else "O" if o >> (r * 8 + c) & 1 else "-"
+                            for r in range(size) for c in range(size))
+            moves = sorted(self._rows(size, p, o))
+            items = " ".join(f"{square_name(m)}:{'?' if s is None else s}:{d}:{'x' if e else 'a'}:{g}"
+                             for m, s, d, e, g in moves)
+            out.write(f"{size} {cells} {games}" + (f" {items}" if items else "") + "\n")
+        return len(nodes)
+
+    def import_text(self, lines: Iterable[str]) -> int:
+        """Read the text form (see :meth:`export_text`) in one transaction, keeping the deeper of
+        two scores and the larger of two game counts. Positions need not be canonical. Returns the
+        number of positions read; raises BookError (and changes nothing) on a bad line."""
+        it = iter(lines)
+        first = next(it, "").strip()
+        if first != TEXT_HEADER:
+            raise BookError(f"not an {FORMAT} text: the first line should be {TEXT_HEADER!r}, "
+                            f"not {first[:60]!r}")
+        count = 0
+        with self._transaction() as conn:
+            for n, line in enumerate(it, 2):
+                text = line.strip()
+                if not text or text.startswith("#"):
+                    continue
+                try:
+                    self._import_line(conn, text)
+                except (ValueError, IndexError) as exc:
+                    raise BookError(f"bad book line {n}: {exc}") from None
+                count += 1
+        return count
+
+    def _import_line(self, conn: sqlite3.Connection, text: str) -> None:
+        fields = text.split()
+        size, cells, games = int(fields[0]), fields[1], int(fields[2])
+        if len(cells) != size * size:
+            raise ValueError(f"{len(cells)} cells for size {size}")
+        board = Board.from_relative(cells)
+        if board.size != size:
+            raise ValueError(f"cells do not make a {size}x{size} board")
+        key_size, p, o, k = position_key(board.player, board.opponent, size)
+        row = conn.execute("SELECT games FROM positions WHERE size=? AND player=? AND opponent=?",
+                           (size, _signed(p), _signed(o))).fetchone()
+        if row is None:
+            conn.execute("INSERT INTO positions VALUES (?, ?, ?, ?)",
+                         (size, _signed(p), _signed(o), games))
+        elif games > row[0]:
+            conn.execute("UPDATE positions SET games=? WHERE size=? AND player=? AND opponent=?",
+                         (games, size, _signed(p), _signed(o)))
+        for item in fields[3:]:
+            name, score, depth, exact, mgames = item.split(":")
+            move = parse_square(name, size)
+            if not board.is_legal(move):
+                raise ValueError(f"move {name} is not legal in the position")
+            cm = transform_square(move, k, size)
+            s = None if score == "?" else int(score)
+            if exact not in ("x", "a"):
+                raise ValueError(f"bad exact flag {exact!r} in {item!r}")
+            self._store(conn, size, p, o, cm, s, int(depth), exact == "x")
+            conn.execute("UPDATE moves SET games = MAX(games, ?) WHERE size=? AND player=? AND "
+                         "opponent=? AND move=?", (int(mgames), size, _signed(p), _signed(o), cm))
+
+
+def _uri_path(p: Path) -> str:
+    from urllib.parse import quote
+    return quote(str(p))
+
+
+def _check_format(conn: sqlite3.Connection, name: str) -> None:
+    try:
+        row = conn.execute("SELECT value FROM meta WHERE key='format'").fetchone()
+        version = conn.execute("SELECT value FROM meta WHERE key='version'").fetchone()
+    except sqlite3.DatabaseError as exc:
+        raise BookError(f"book {name!r} is corrupt or not an {FORMAT}: {exc}") from None
+    if row is None or row[0] != FORMAT:
+        raise BookError(f"book {name!r} is an SQLite file but not an {FORMAT}")
+    if version is None or version[0] != str(VERSION):
+        raise BookError(f"book {name!r} has version {version[0] if version else '?'}, "
+                        f"expected {VERSION}")
+
+
+def _create(conn: sqlite3.Connection) -> None:
+    conn.execute("BEGIN IMMEDIATE")
+    for statement in _SCHEMA.strip().split(";"):
+        if statement.strip():
+            conn.execute(statement)
+    conn.execute("INSERT OR REPLACE INTO meta VALUES ('format', ?)", (FORMAT,))
+    conn.execute("INSERT OR REPLACE INTO meta VALUES ('version', ?)", (str(VERSION),))
+    conn.execute("COMMIT")
+
+
+# --- using a book from the engine's front ends ---------------------------------------------------
+
+def load_book(path: Optional[str], seed: Optional[int] = None,
+              warn: Optional[Callable[[str], None]] = None) -> Optional[Book]:
+    """The book to play from: the file at path (read-only), or the shipped book when path is None
+    or empty. A book that cannot be used is reported in one line through warn; None is returned
+    and the caller plays on without a book."""
+    try:
+        return Book.open(path, seed=seed) if path else Book.shipped(seed=seed)
+    except (BookError, OSError) as exc:
+        if warn is not None:
+            warn(f"book not used: {exc}")
+        return None
+
+
+def safe_probe(book: Optional[Book], board: Board, margin: int = DEFAULT_MARGIN,
+               warn: Optional[Callable[[str], None]] = None) -> Optional[BookMove]:
+    """book.probe that never raises: a read error is reported through warn and gives None."""
+    if book is None:
+        return None
+    try:
+        return book.probe(board, margin=margin)
+    except (sqlite3.Error, BookError) as exc:
+        if warn is not None:
+            warn(f"book not used: {exc}")
+        return None
+
+
+def probe_function(path: Optional[str], seed: Optional[int] = None,
+                   warn: Optional[Callable[[str], None]] = None) -> Callable[[Board], Optional[Square]]:
+    """A function board -> book move or None, for front ends that only need the move."""
+    book = load_book(path, seed, warn)
+
+    def probe(board: Board) -> Optional[Square]:
+        hit = safe_probe(book, board, warn=warn)
+        return None if hit is None else hit.move
+
+    return probe
+
+
+def format_score(score: Optional[int], exact: bool) -> str:
+    if score is None:
+        return "?"
+    return f"{score // 100:+d} (exact)" if exact else f"{score / 100:+.2f}"
+
+
+def uci_book_lines(hit: BookMove, move_text: Callable[[Square], str]) -> list[str]:
+    """The lines a UCI-like session sends for a move taken from the book, before its bestmove."""
+    score = f"disc {hit.score // 100:+d}" if hit.exact and hit.score is not None else f"cp {hit.score}"
+    mv = move_text(hit.move)
+    return [f"info string book move {mv} score {format_score(hit.score, hit.exact)} "
+            f"depth {hit.depth} games {hit.games}",
+            f"info depth {hit.depth} score {score} nodes 0 time 0 pv {mv}"]
+
+
+def nboard_book_lines(book: Optional[Book], board: Board, count: int = 1) -> list[str]:
+    """NBoard ``book`` lines for the hint command: ``book <move> <eval> <games> <depth>`` for up
+    to count scored book moves, eval in discs for the side to move."""
+    if book is None:
+        return []
+    try:
+        moves = [m for m in book.lookup(board) if m.score is not None]
+    except sqlite3.Error:
+        return []
+    legal = set(board.legal_moves()) or {PASS}
+    out = []
+    for m in [m for m in moves if m.move in legal][:max(1, count)]:
+        name = "PA" if m.move == PASS else square_name(m.move).upper()
+        assert m.score is not None
+        depth = "100%" if m.exact else str(m.depth)
+        out.append(f"book {name} {m.score / 100:.2f} {m.games} {depth} from the book")
+    return out
+
+
+class BookOptions:
+    """The book options of a protocol session: ``OwnBook`` (play from the book, default off) and
+    ``BookFile`` (a book file; empty for the shipped book). The file is opened read-only, once,
+    when first needed; a book that cannot be used is reported once and the session plays on."""
+
+    NAMES = ("ownbook", "bookfile")
+
+    def __init__(self, seed: Optional[int] = None) -> None:
+        self.enabled = False
+        self.path = ""
+        self.seed = seed
+        self._book: Optional[Book] = None
+        self._loaded = False
+
+    def option_lines(self) -> list[str]:
+        """The ``option`` lines of the UCI-like handshake."""
+        return ["option name OwnBook type check default false",
+                "option name BookFile type string default <empty>"]
+
+    def set_option(self, name: str, value: str) -> list[str]:
+        """Apply ``setoption name <name> value <value>`` for a book option; returns the lines to
+        send (``info string ...``). Raises BookError for a bad value."""
+        key = name.strip().lower()
+        if key == "ownbook":
+            v = value.strip().lower()
+            if v not in ("true", "false"):
+                raise BookError(f"bad value {value!r} for option OwnBook: expected true or false")
+            self.enabled = v == "true"
+            return self._load() if self.enabled else []
+        if key == "bookfile":
+            v = value.strip()
+            self.path = "" if v in ("", "<empty>") else v
+            self.close()
+            return self._load() if self.enabled else []
+        raise BookError(f"unknown option {name!r}")
+
+    def _load(self) -> list[str]:
+        if self._loaded:
+            return []
+        self._loaded = True
+        warnings: list[str] = []
+        self._book = load_book(self.path or None, self.seed, warn=warnings.append)
+        if self._book is not None:
+            st = self._book.stats()
+            return [f"info string book {self._book.path}: {st.positions} positions"]
+        return [f"info string {w}" for w in warnings]
+
+    @property
+    def book(self) -> Optional[Book]:
+        return self._book
+
+    def probe(self, board: Board, warn: Optional[Callable[[str], None]] = None) -> Optional[BookMove]:
+        """The book move to play now, or None (book off, unusable, or position not in it)."""
+        if not self.enabled:
+            return None
+        for line in self._load():
+            if warn is not None and "not used" in line:
+                warn(line)
+        hit = safe_probe(self._book, board, warn=warn)
+        return hit
+
+    def close(self) -> None:
+        if self._book is not None:
+            self._book.close()
+        self._book = None
+        self._loaded = False
+
+
+BOOK_ENV = "OTHELLO_ENGINE_BOOK"
+"""Environment variable that turns the book on for sessions without options (NBoard): a book file,
+or ``shipped`` for the book that ships with the package."""
+
+
+def options_from_environment(env: Optional[dict[str, str]] = None,
+                             seed: Optional[int] = None) -> BookOptions:
+    """BookOptions set from :data:`BOOK_ENV` (book off when it is unset or empty)."""
+    value = (os.environ if env is None else env).get(BOOK_ENV, "").strip()
+    opts = BookOptions(seed)
+    if value:
+        opts.path = "" if value.lower() == "shipped" else value
+        opts.enabled = True
+    return opts
+
+
+def uci_book_reply(options: BookOptions, board: Board, out: Callable[[str], None],
+                   move_text: Callable[[Square], str]) -> bool:
+    """For ``go`` in the UCI-like protocol: when the book is on and has a move for board, send the
+    book's info lines and the bestmove and return True (no search is started); else False."""
+    hit = options.probe(board, warn=lambda line: out(line if line.startswith("info string")
+                                                     else f"info string {line}"))
+    if hit is None:
+        return False
+    for line in uci_book_lines(hit, move_text):
+        out(line)
+    out(f"bestmove {move_text(hit.move)}")
+    return True
+
+
+def nboard_hint_lines(options: BookOptions, board: Board, count: int = 1) -> list[str]:
+    """For NBoard ``hint n``: the ``book`` lines of the book's moves (empty when the book is off or
+    does not know the position); send them before (or instead of) the ``search`` lines."""
+    if not options.enabled:
+        return []
+    options.probe(board)  # opens the book on first use
+    return nboard_book_lines(options.book, board, count)
+
+
+def nboard_learn(options: BookOptions, game: Board) -> list[str]:
+    """For NBoard ``learn``: add the game to the book file when one is set (the shipped book is
+    never written), then the required ``learned`` reply. A book that cannot be written is reported
+    in a ``status`` line and the session goes on."""
+    lines = []
+    if options.enabled and options.path:
+        try:
+            lines.append(f"status {learn_game(options.path, game)}")
+            options.close()  # reopened on next use: the file may have just been created
+        except (BookError, sqlite3.Error, OSError) as exc:
+            lines.append(f"status book not written: {exc}")
+    lines.append("learned")
+    return lines
+
+
+def learn_game(path: str, game: Board, plies: Optional[int] = None) -> str:
+    """Add a game to the book file at path (opened for writing only for this); returns a one-line
+    report. Raises BookError when the file cannot be used."""
+    with Book.open(path, write=True) as book:
+        added = book.add_game(game, plies)
+    return f"learned {len(game.move_stack)} moves into {path} ({added} new positions)"
+
+
+# --- the command line -------------------------------------------------------------------------
+
+def read_games(path: str, size: int = 8) -> Iterator[Board]:
+    """The games in a file: GGF records ``(;...;)`` (several per file or line), or one move
+    sequence per line (``f5d6c3`` or ``f5 d6 c3``; ``#`` starts a comment)."""
+    text = Path(path).read_text(encoding="utf-8", errors="replace")
+    if "(;" in text:
+        pos = 0
+        while True:
+            start = text.find("(;", pos)
+            if start < 0:
+                return
+            end = text.find(";)", start)
+            if end < 0:
+                raise BookError(f"{path}: unterminated GGF game at character {start}")
+            try:
+                yield parse_ggf(text[start:end + 2]).board
+            except OthelloError as exc:
+                raise BookError(f"{path}: {exc}") from None
+            pos = end + 2
+    for n, line in enumerate(text.splitlines(), 1):
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        try:
+            yield parse_moves(line, size)
+        except OthelloError as exc:
+            raise BookError(f"{path}:{n}: {exc}") from None
+
+
+def parse_moves(text: str, size: int = 8, board: Optional[Board] = None) -> Board:
+    """Play a move sequence (``f5d6c3``, ``f5 d6 c3``, ``F5-D6``) from the start (or board),
+    inserting forced passes."""
+    board = board.copy() if board is not None else Board(size)
+    compact = "".join(ch for ch in text if ch.isalnum())
+    i = 0
+    while i < len(compact):
+        token = compact[i:i + 2]
+        if token.lower() == "pa":
+            i += 2
+            if board.must_pass():
+                board.push(PASS)
+            continue
+        move = parse_square(token, board.size)
+        if board.must_pass():
+            board.push(PASS)
+        board.push(move)
+        i += 2
+    return board
+
+
+def _progress_printer(label: str) -> ProgressCallback:
+    last = [0.0]
+
+    def show(done: int, total: int, seconds: float) -> None:
+        if done == total or seconds - last[0] >= 1.0:
+            last[0] = seconds
+            print(f"{label}: {done}/{total} positions, {seconds:.1f} s", file=sys.stderr, flush=True)
+
+    return show
+
+
+def _position_from_args(args: argparse.Namespace) -> Board:
+    if args.board:
+        fields = args.board.split()
+        if "/" in args.board:
+            return Board.from_fen(args.board)
+        return Board.from_cells("".join(fields[:-1]) if len(fields) > 1 else fields[0],
+                                fields[-1] if len(fields) > 1 else "b")
+    return parse_moves(args.moves or "", args.size)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="othello-book",
+                                description="Build, inspect and use othello_engine opening books.")
+    p.add_argument("--book", metavar="FILE",
+                   help="the book file (SQLite); show/export read the shipped book without it")
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--book", metavar="FILE", default=argparse.SUPPRESS,
+                        help="the book file (may also be given before the command)")
+    sub = p.add_subparsers(dest="command", required=True)
+    a = sub.add_parser("add", parents=[common],
+                       help="add games (GGF records or move sequences) to the book")
+    a.add_argument("files", nargs="+")
+    a.add_argument("--plies", type=int, default=None, help="only the first N moves of each game")
+    a.add_argument("--size", type=int, default=8, help="board size of move-sequence files")
+    d = sub.add_parser("deepen", parents=[common],
+                       help="search the moves leading out of the book and negamax back")
+    d.add_argument("--depth", type=int, default=8)
+    d.add_argument("--hash", type=int, default=16)
+    s = sub.add_parser("show", parents=[common], help="what the book knows about a position")
+    s.add_argument("--moves", default="", help="moves from the start, e.g. f5d6c3")
+    s.add_argument("--board", help="a board string 'CELLS SIDE' or a FEN")
+    s.add_argument("--size", type=int, default=8)
+    e = sub.add_parser("export", parents=[common], help="write the book as text")
+    e.add_argument("output", nargs="?", default="-")
+    i = sub.add_parser("import", parents=[common], help="read a text book into the book file")
+    i.add_argument("input")
+    sub.add_parser("stats", parents=[common], help="counts of positions, moves and games")
+    return p
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return _run(args)
+    except (BookError, OthelloError) as exc:
+        print(f"othello-book: {exc}", file=sys.stderr)
+        return 1
+    except BrokenPipeError:  # e.g. `othello-book export | head`
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
+    except OSError as exc:
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"othello-book: {where}{exc.strerror or exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("othello-book: interrupted; the book keeps what was committed", file=sys.stderr)
+        return 130
+
+
+def _run(args: argparse.Namespace) -> int:
+    writes = args.command in ("add", "deepen", "import")
+    if writes and not args.book:
+        raise BookError(f"{args.command} writes a book: give the file with --book FILE")
+    if writes:
+        book = Book.open(args.book, write=True)
+    else:
+        book = Book.open(args.book) if args.book else Book.shipped()
+    with book:
+        if args.command == "add":
+            games = added = 0
+            started = time.monotonic()
+            last = started
+            for name in args.files:
+                for game in read_games(name, args.size):
+                    added += book.add_game(game, args.plies)
+                    games += 1
+                    now = time.monotonic()
+                    if now - last >= 1.0:
+                        last = now
+                        print(f"add: {games} games, {added} new positions, {now - started:.1f} s",
+                              file=sys.stderr, flush=True)
+            print(f"added {games} games: {added} new positions")
+        elif args.command == "deepen":
+            from othello_engine.engine import Engine
+            searched = book.deepen(Engine(hash_mb=args.hash), args.depth,
+                                   _progress_printer("deepen"))
+            print(f"searched {searched} moves to depth {args.depth}")
+        elif args.command == "show":
+            board = _position_from_args(args)
+            print(str(board))
+            print(("Black" if board.turn == BLACK else "White") + " to move")
+            moves = book.lookup(board)
+            if not moves:
+                print("not in the book")
+            for m in moves:
+                print(f"{square_name(m.move):>4}  score {format_score(m.score, m.exact):>12}  "
+                      f"depth {m.depth:>2}  games {m.games}")
+        elif args.command == "export":
+            if args.output == "-":
+                n = book.export_text(sys.stdout)
+            else:
+                with open(args.output, "w", encoding="utf-8") as f:
+                    n = book.export_text(f)
+                print(f"exported {n} positions to {args.output}")
+        elif args.command == "import":
+            with open(args.input, encoding="utf-8", errors="replace") as f:
+                n = book.import_text(f)
+            print(f"imported {n} positions")
+        elif args.command == "stats":
+            st = book.stats()
+            print(f"{book.path}: {st.positions} positions, {st.moves} moves ({st.scored} scored); "
+                  f"games passed through its positions {st.games} times")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

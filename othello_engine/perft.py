@@ -1,0 +1,125 @@
+"""The ``othello-engine perft`` subcommand: leaf counts of the game tree, per root move, timed."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from dataclasses import dataclass
+
+from othello_engine import _core
+from othello_engine.board import (PASS, Board, InvalidBoardError, OthelloError, parse_obf, parse_side,
+                                  square_name)
+
+
+@dataclass(frozen=True)
+class PerftResult:
+    """Leaves below a position at some depth, split by root move (in square order)."""
+
+    depth: int
+    total: int
+    per_move: tuple[tuple[int, int], ...]
+    seconds: float
+
+    @property
+    def leaves_per_second(self) -> float:
+        return self.total / self.seconds if self.seconds > 0 else float("inf")
+
+
+def perft(board: Board, depth: int, bulk: bool = False, divide: bool = True) -> PerftResult:
+    """Count the leaves below board at depth plies (a pass is a ply only when the opponent can move;
+    a finished game is one leaf); with divide, count each root move's subtree apart.
+
+    >>> r = perft(Board(), 3)
+    >>> r.total, [(square_name(m), n) for m, n in r.per_move]
+    (56, [('d3', 14), ('c4', 14), ('f5', 14), ('e6', 14)])
+    """
+    if depth < 0:
+        raise ValueError(f"perft depth {depth} must be >= 0")
+    P, O, mask = board.player, board.opponent, board.mask
+    start = time.perf_counter()
+    per_move: list[tuple[int, int]] = []
+    if not divide or depth == 0 or board.is_game_over():
+        total = _core.perft(P, O, depth, mask, bulk)
+    else:
+        moves = board.legal_moves() or [PASS]
+        for move in moves:
+            p, o = _core.make_move(P, O, move)
+            per_move.append((move, _core.perft(p, o, depth - 1, mask, bulk)))
+        total = sum(n for _, n in per_move)
+    return PerftResult(depth, total, tuple(per_move), time.perf_counter() - start)
+
+
+def _board_from_args(args: argparse.Namespace) -> Board:
+    if args.fen:
+        board = Board.from_fen(args.fen)
+    elif args.obf:
+        board = parse_obf(args.obf)[0]
+    elif args.board:
+        cells, side = _split_board(args.board)
+        board = Board.from_cells(cells, side)
+    elif args.relative:
+        cells, side = _split_board(args.relative)
+        board = Board.from_relative(cells, parse_side(side))
+    else:
+        board = Board(args.size)
+    for move in args.moves:
+        board.push_str(move)
+    return board
+
+
+def _split_board(text: str) -> tuple[str, str]:
+    fields = text.split()
+    if len(fields) < 2:
+        raise InvalidBoardError(f"bad board {text!r}: expected '<cells> <side>'")
+    return "".join(fields[:-1]), fields[-1]
+
+
+def _rate(x: float) -> str:
+    return f"{x / 1e6:.1f}M" if x != float("inf") else "inf"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="othello-engine perft",
+        description="Count the leaves of the game tree (perft) from a position, per root move.")
+    parser.add_argument("depth", type=int, help="plies to count (a forced pass is a ply)")
+    parser.add_argument("--size", type=int, default=8, help="board size for the standard start (4, 6, 8)")
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--fen", help="UGI FEN, e.g. '8/8/8/3ox3/3xo3/8/8/8 x'")
+    where.add_argument("--obf", help="an OBF line: '<cells> <X|O>'")
+    where.add_argument("--board", metavar="'CELLS SIDE'",
+                       help="absolute board string (X/B/* black, O/W white, -/. empty) and side")
+    where.add_argument("--relative", metavar="'CELLS SIDE'",
+                       help="player-relative board string (P to move, O, -) and its colour")
+    parser.add_argument("--moves", nargs="*", default=[], help="moves to play first, e.g. f5 d6")
+    parser.add_argument("--bulk", action="store_true", help="count the last ply by popcount")
+    parser.add_argument("--no-divide", action="store_true", help="no per-move counts")
+    parser.add_argument("--up-to", action="store_true", help="one line per depth 1..DEPTH")
+    args = parser.parse_args(argv)
+    try:
+        board = _board_from_args(args)
+        if args.depth < 0:
+            raise ValueError(f"perft depth {args.depth} must be >= 0")
+    except (OthelloError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(f"position {board.fen()} ({board.size}x{board.size})")
+    print(f"bulk {'on' if args.bulk else 'off'}")
+    if args.up_to:
+        for d in range(1, args.depth + 1):
+            r = perft(board, d, args.bulk, divide=False)
+            print(f"depth {d} leaves {r.total} time {r.seconds:.4f} s leaves/s {_rate(r.leaves_per_second)}")
+        return 0
+    r = perft(board, args.depth, args.bulk, divide=not args.no_divide)
+    for move, n in r.per_move:
+        print(f"{square_name(move)} {n}")
+    print(f"depth {r.depth}")
+    print(f"total {r.total}")
+    print(f"time {r.seconds:.4f} s")
+    print(f"leaves/s {_rate(r.leaves_per_second)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

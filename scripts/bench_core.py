@@ -1,0 +1,60 @@
+#!/usr/bin/env python3
+"""Benchmark of the compiled rules: perft(9) and perft(10) from the 8x8 start, with and without
+bulk counting, plus what the board mask of smaller boards costs the 8x8 path.
+
+Prints the best of --repeat runs of each, as wall time and as the process's CPU time (the machine
+is shared: the best run is the least disturbed one, and CPU time does not count the time spent
+waiting for a core). Usage: python scripts/bench_core.py [--repeat N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from typing import Callable
+
+from othello_engine import _core
+from othello_engine.board import Board
+
+EXPECTED = {9: 3005288, 10: 24571284}
+
+
+def best_time(fn: Callable[[], int], repeat: int, expected: int) -> tuple[float, float]:
+    """(best wall time, best CPU time) of repeat runs of fn, which must return expected."""
+    wall = cpu = float("inf")
+    for _ in range(repeat):
+        t, c = time.perf_counter(), time.process_time()
+        n = fn()
+        wall = min(wall, time.perf_counter() - t)
+        cpu = min(cpu, time.process_time() - c)
+        if n != expected:
+            raise SystemExit(f"wrong count {n}, expected {expected}")
+    return wall, cpu
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=5)
+    args = parser.parse_args()
+    b = Board()
+    P, O, mask = b.player, b.opponent, b.mask
+    print(f"{'depth':>5} {'bulk':>5} {'leaves':>10} {'wall s':>8} {'cpu s':>8} {'leaves/s (cpu)':>15}")
+    for bulk in (False, True):
+        for depth in (9, 10):
+            wall, cpu = best_time(lambda: _core.perft(P, O, depth, mask, bulk), args.repeat,
+                                  EXPECTED[depth])
+            print(f"{depth:>5} {'on' if bulk else 'off':>5} {EXPECTED[depth]:>10} {wall:>8.3f} "
+                  f"{cpu:>8.3f} {EXPECTED[depth] / cpu / 1e6:>14.1f}M")
+    print("\nboard-mask cost on 8x8, perft(10), cpu s: masked kernel vs a copy with no mask at all")
+    for bulk in (False, True):
+        # alternate the two so that load changes hit both alike
+        masked = frame = float("inf")
+        for _ in range(args.repeat):
+            masked = min(masked, best_time(lambda: _core.perft(P, O, 10, mask, bulk), 1, EXPECTED[10])[1])
+            frame = min(frame, best_time(lambda: _core._perft_frame(P, O, 10, bulk), 1, EXPECTED[10])[1])
+        print(f"  bulk {'on ' if bulk else 'off'}: masked {masked:.3f}, no mask {frame:.3f}, "
+              f"difference {100 * (masked - frame) / frame:+.1f}%")
+
+
+if __name__ == "__main__":
+    main()

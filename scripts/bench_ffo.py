@@ -1,0 +1,93 @@
+"""Benchmark: solve FFO endgame positions exactly and check the scores against the suite."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+from othello_engine import _core
+from othello_engine.board import parse_obf, square_name
+
+
+
+def default_dir() -> Path:
+    """$OTHELLO_FFO_DIR, else the first shared/data/ffo found above this script."""
+    if "OTHELLO_FFO_DIR" in os.environ:
+        return Path(os.environ["OTHELLO_FFO_DIR"])
+    for parent in Path(__file__).resolve().parents:
+        if (parent / "shared" / "data" / "ffo").is_dir():
+            return parent / "shared" / "data" / "ffo"
+    return Path("shared/data/ffo")
+
+
+DEFAULT_DIR = default_dir()
+FILES = ((1, "fforum-1-19.obf"), (20, "fforum-20-39.obf"), (40, "fforum-40-59.obf"))
+
+
+def load_suite(directory: Path) -> dict[int, str]:
+    """Position number -> OBF line, for every FFO file found in directory."""
+    suite: dict[int, str] = {}
+    for first, name in FILES:
+        path = directory / name
+        if not path.exists():
+            continue
+        for i, line in enumerate(path.read_text().splitlines()):
+            if line.strip():
+                suite[first + i] = line
+    return suite
+
+
+def parse_range(text: str) -> list[int]:
+    """'1-19' or '40' or '1-5,20-22' -> position numbers."""
+    out: list[int] = []
+    for part in text.split(","):
+        lo, _, hi = part.partition("-")
+        out.extend(range(int(lo), int(hi or lo) + 1))
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("positions", nargs="*", default=["1-19"], help="e.g. 1-19 20-39 40-49")
+    ap.add_argument("--hash", type=int, default=64, help="transposition table MiB (default 64)")
+    ap.add_argument("--dir", type=Path, default=DEFAULT_DIR, help="folder of the .obf files")
+    args = ap.parse_args(argv)
+    suite = load_suite(args.dir)
+    numbers = [n for text in args.positions for n in parse_range(text)]
+    search = _core.Search(args.hash)
+    wrong = 0
+    total_nodes = 0
+    total_time = 0.0
+    print(f"{'#':>3} {'emp':>3} {'move':>4} {'score':>5} {'expect':>6} {'nodes':>12} {'time':>8} {'Mnps':>6}")
+    for n in numbers:
+        if n not in suite:
+            print(f"{n:>3} missing from {args.dir}", file=sys.stderr)
+            wrong += 1
+            continue
+        board, scored = parse_obf(suite[n])
+        expected = max(score for _, score in scored)
+        best_moves = {move for move, score in scored if score == expected}
+        search.clear()
+        t0 = time.perf_counter()
+        lines, _depth, nodes, exact = search.run(board.player, board.opponent, board.mask,
+                                                 60, 0, 0.0, 0.0, 0, 1, None, solve=1)
+        dt = time.perf_counter() - t0
+        move, score, _pv = lines[0]
+        discs = score // 100
+        ok = exact and discs == expected and move in best_moves
+        wrong += not ok
+        total_nodes += nodes
+        total_time += dt
+        print(f"{n:>3} {board.empties:>3} {square_name(move):>4} {discs:>+5} {expected:>+6} "
+              f"{nodes:>12} {dt:>8.2f} {nodes / dt / 1e6 if dt else 0:>6.2f}"
+              + ("" if ok else "  WRONG"), flush=True)
+    print(f"total: {len(numbers)} positions, {wrong} wrong, {total_nodes} nodes, "
+          f"{total_time:.2f} s, {total_nodes / total_time / 1e6 if total_time else 0:.2f} Mnps")
+    return 1 if wrong else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

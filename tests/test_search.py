@@ -1,0 +1,295 @@
+"""Tests of the compiled search: exact endgame scores, legal answers, limits, multi-PV, small boards."""
+
+from __future__ import annotations
+
+import functools
+import random
+from pathlib import Path
+
+import pytest
+
+from othello_engine import _core
+from othello_engine.board import PASS, Board, parse_obf, square_name
+from othello_engine.engine import Engine, Limit
+
+
+def _ffo_dir() -> Path | None:
+    for parent in Path(__file__).resolve().parents:
+        d = parent / "shared" / "data" / "ffo"
+        if d.is_dir():
+            return d
+    return None
+
+
+FFO = _ffo_dir()
+needs_ffo = pytest.mark.skipif(FFO is None, reason="shared/data/ffo not found")
+
+
+def ffo_line(n: int) -> str:
+    assert FFO is not None
+    return (FFO / "fforum-1-19.obf").read_text().splitlines()[n - 1]
+
+
+# --- an independent reference: Othello rules on a size x size grid, no bitboards ---------------
+DIRS = [(-1, -1), (-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0), (1, 1)]
+
+
+def ref_flips(cells: tuple, size: int, r: int, c: int, me: int) -> list[tuple[int, int]]:
+    if cells[r * size + c] != 0:
+        return []
+    out: list[tuple[int, int]] = []
+    for dr, dc in DIRS:
+        run = []
+        rr, cc = r + dr, c + dc
+        while 0 <= rr < size and 0 <= cc < size and cells[rr * size + cc] == -me:
+            run.append((rr, cc))
+            rr, cc = rr + dr, cc + dc
+        if run and 0 <= rr < size and 0 <= cc < size and cells[rr * size + cc] == me:
+            out.extend(run)
+    return out
+
+
+def ref_moves(cells: tuple, size: int, me: int) -> dict[int, list[tuple[int, int]]]:
+    """Legal moves as {square in the 8x8 frame: flipped cells}."""
+    out = {}
+    for r in range(size):
+        for c in range(size):
+            f = ref_flips(cells, size, r, c, me)
+            if f:
+                out[r * 8 + c] = f
+    return out
+
+
+@functools.lru_cache(maxsize=None)
+def ref_solve(cells: tuple, size: int, me: int) -> int:
+    """Exact final disc difference for `me` (1 or -1) to move, empties to the winner."""
+    moves = ref_moves(cells, size, me)
+    if not moves:
+        if not ref_moves(cells, size, -me):
+            mine, theirs = cells.count(me), cells.count(-me)
+            empty = cells.count(0)
+            d = mine - theirs
+            return d + empty if d > 0 else d - empty if d < 0 else 0
+        return -ref_solve(cells, size, -me)
+    best = -999
+    for sq, flips in moves.items():
+        new = list(cells)
+        new[(sq // 8) * size + sq % 8] = me
+        for r, c in flips:
+            new[r * size + c] = me
+        best = max(best, -ref_solve(tuple(new), size, -me))
+    return best
+
+
+def board_cells(board: Board) -> tuple:
+    """The board as a tuple of 1 (side to move), -1 (opponent), 0 (empty), row by row."""
+    out = []
+    for r in range(board.size):
+        for c in range(board.size):
+            bit = 1 << (r * 8 + c)
+            out.append(1 if board.player & bit else -1 if board.opponent & bit else 0)
+    return tuple(out)
+
+
+def random_board(size: int, plies: int, rng: random.Random) -> Board:
+    b = Board(size)
+    for _ in range(plies):
+        if b.is_game_over():
+            break
+        moves = b.legal_moves()
+        b.push(rng.choice(moves) if moves else PASS)
+    return b
+
+
+# --- exact solving ----------------------------------------------------------------------------
+@needs_ffo
+@pytest.mark.parametrize("n", [1, 2, 3, 4, 5])
+def test_ffo_exact_score_and_best_move(n: int) -> None:
+    board, scored = parse_obf(ffo_line(n))
+    expected = max(s for _, s in scored)
+    best = {m for m, s in scored if s == expected}
+    result = Engine(hash_mb=16).search(board, Limit(exact=True))
+    assert result.exact
+    assert result.score == 100 * expected
+    assert result.best_move in best, square_name(result.best_move)
+
+
+@needs_ffo
+def test_ffo_multipv_exact_scores_match_the_suite() -> None:
+    board, scored = parse_obf(ffo_line(1))          # every move is scored in the file
+    result = Engine(hash_mb=16).search(board, Limit(exact=True), multipv=4)
+    got = [(line.move, line.score) for line in result.lines]
+    truth = dict(scored)
+    assert len(got) == 4 and len({m for m, _ in got}) == 4
+    for move, score in got:
+        assert score == 100 * truth[move]
+    assert [s for _, s in got] == [100 * s for s in sorted(truth.values(), reverse=True)[:4]]
+
+
+@needs_ffo
+def test_wld_solve_gives_the_sign() -> None:
+    for n in (1, 4, 9):
+        board, scored = parse_obf(ffo_line(n))
+        expected = max(s for _, s in scored)
+        result = Engine(hash_mb=16).search(board, Limit(wld=True))
+        sign = (expected > 0) - (expected < 0)
+        assert result.score == 100 * sign and not result.exact
+        move_score = dict(scored)[result.best_move]
+        assert (move_score > 0) - (move_score < 0) == sign
+
+
+def test_4x4_perfect_play_against_an_independent_solver() -> None:
+    b = Board(4)
+    truth = ref_solve(board_cells(b), 4, 1)
+    result = Engine(hash_mb=4).search(b, Limit(exact=True))
+    assert result.exact
+    assert result.score == 100 * truth
+    # white wins: 3-11 with two squares left empty, which go to the winner: -10 for black
+    assert truth == -10
+    end = b.copy()
+    for move in result.pv:
+        end.push(move)
+    assert end.is_game_over() and end.disc_difference() == truth
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_small_endgames_against_an_independent_solver(seed: int) -> None:
+    rng = random.Random(seed)
+    size = (6, 8, 8, 6, 8, 8)[seed]
+    b = random_board(size, size * size - 4 - rng.randint(5, 9), rng)
+    if b.is_game_over():
+        pytest.skip("random game ended early")
+    truth = ref_solve(board_cells(b), size, 1)
+    result = Engine(hash_mb=4).search(b, Limit(exact=True))
+    assert result.exact and result.score == 100 * truth
+    # the best move really achieves the score (checked with the reference)
+    after = b.copy()
+    after.push(result.best_move)
+    if result.best_move != PASS:
+        assert -ref_solve(board_cells(after), size, 1) == truth
+
+
+# --- always a legal answer ----------------------------------------------------------------------
+@pytest.mark.parametrize("size", [4, 6, 8])
+def test_search_answers_legally_in_random_positions(size: int) -> None:
+    rng = random.Random(size)
+    engine = Engine(hash_mb=4)
+    for game in range(4):
+        b = Board(size)
+        while True:
+            limit = rng.choice([Limit(depth=1), Limit(depth=3), Limit(nodes=500), Limit(depth=6)])
+            r = engine.search(b, limit)
+            if b.is_game_over():
+                assert r.best_move is None
+                break
+            legal = b.legal_moves()
+            if legal:
+                assert r.best_move in legal
+            else:
+                assert r.best_move == PASS
+            # the principal variation is a legal sequence from here
+            pv_board = b.copy()
+            for move in r.pv:
+                pv_board.push(move)           # raises IllegalMoveError if not
+            b.push(r.best_move)
+
+
+def test_forced_pass_is_reported_with_the_opponents_line() -> None:
+    rng = random.Random(7)
+    found = 0
+    for _ in range(400):
+        b = random_board(6, rng.randint(10, 30), rng)
+        if not b.must_pass():
+            continue
+        r = Engine(hash_mb=4).search(b, Limit(depth=4))
+        assert r.best_move == PASS and r.pv[0] == PASS
+        found += 1
+        if found >= 3:
+            break
+    assert found
+
+
+# --- limits and control -------------------------------------------------------------------------
+def test_node_limit_holds() -> None:
+    b = random_board(8, 20, random.Random(3))
+    for nodes in (1, 100, 5000, 40000):
+        r = Engine(hash_mb=4).search(b, Limit(nodes=nodes))
+        assert r.nodes <= nodes
+        assert r.best_move in b.legal_moves()
+
+
+def test_depth_limit_and_reported_iterations() -> None:
+    b = random_board(8, 16, random.Random(5))
+    infos = []
+    r = Engine(hash_mb=4).search(b, Limit(depth=5), on_info=infos.append)
+    assert r.depth == 5
+    assert [i.depth for i in infos] == [1, 2, 3, 4, 5]
+    assert all(i.nodes <= j.nodes for i, j in zip(infos, infos[1:]))
+    assert infos[-1].pv == r.pv and not r.exact
+
+
+def test_root_move_subset() -> None:
+    b = random_board(8, 14, random.Random(11))
+    legal = b.legal_moves()
+    subset = legal[-1:]
+    r = Engine(hash_mb=4).search(b, Limit(depth=4), root_moves=subset)
+    assert r.best_move == subset[0]
+
+
+def test_multipv_lines_are_distinct_legal_and_ordered() -> None:
+    b = random_board(8, 18, random.Random(2))
+    legal = b.legal_moves()
+    k = min(4, len(legal))
+    r = Engine(hash_mb=4).search(b, Limit(depth=5), multipv=k)
+    moves = [line.move for line in r.lines]
+    scores = [line.score for line in r.lines]
+    assert len(moves) == k and len(set(moves)) == k and set(moves) <= set(legal)
+    assert scores == sorted(scores, reverse=True)
+    # each line's score is what a single-line search restricted to that move finds
+    for line in r.lines:
+        alone = Engine(hash_mb=4).search(b, Limit(depth=5), root_moves=[line.move])
+        assert alone.score == line.score
+
+
+def test_contempt_scores_a_proven_draw() -> None:
+    if FFO is None:
+        pytest.skip("shared/data/ffo not found")
+    board, scored = parse_obf(ffo_line(4))
+    assert max(s for _, s in scored) == 0
+    engine = Engine(hash_mb=8, contempt=37)
+    r = engine.search(board, Limit(exact=True))
+    assert r.exact and r.score == 37
+
+
+def test_table_resize_and_clear() -> None:
+    s = _core.Search(2)
+    assert s.hash_mb == 2
+    s.resize(3)
+    assert s.hash_mb == 3
+    s.clear()
+    b = Board()
+    lines, depth, nodes, exact = s.run(b.player, b.opponent, b.mask, 4)
+    assert depth == 4 and lines[0][0] in b.legal_moves() and nodes > 0 and not exact
+    with pytest.raises(ValueError):
+        s.resize(0)
+
+
+# --- evaluation -------------------------------------------------------------------------------
+def test_evaluation_breakdown_sums_and_is_symmetric() -> None:
+    engine = Engine(hash_mb=1)
+    rng = random.Random(9)
+    for _ in range(30):
+        b = random_board(8, rng.randint(4, 50), rng)
+        if b.is_game_over():
+            continue
+        terms = engine.evaluation(b)
+        total = terms.pop("total")
+        assert set(terms) >= {"discs", "mobility", "potential_mobility", "corners", "x_squares",
+                              "c_squares", "position", "stability", "parity"}
+        assert total == max(-6300, min(6300, sum(terms.values())))
+        for k in range(1, 8):
+            p = _core.symmetry(b.player, k)
+            o = _core.symmetry(b.opponent, k)
+            assert _core.evaluate_position(p, o) == total
+    start = Board()
+    assert engine.evaluation(start)["total"] == 0
