@@ -9,17 +9,13 @@ come out as :class:`EngineFailure` subclasses carrying a short reason.
 from __future__ import annotations
 
 import os
-import queue
-import re
-import shlex
 import shutil
-import subprocess
-import threading
 import time
-from collections import deque
 from dataclasses import dataclass, field
-from typing import IO, Optional
+from typing import Optional
 
+from othello_engine import client
+from othello_engine.engine import Limit
 from othello_engine.board import BLACK, PASS, Board, OthelloError, format_ggf, parse_square, square_name
 
 PROTOCOLS = ("uci", "ugi", "gtp", "nboard")
@@ -143,142 +139,57 @@ class EngineSpec:
             raise DriverError(f"engine {self.name!r}: command {prog!r} not found on PATH")
 
 
-# --- the process ---------------------------------------------------------------------------------
-
-class EngineProcess:
-    """A child process spoken to by lines: a reader thread queues stdout lines, the last stderr
-    lines are kept for error messages, and every wait has a deadline (time.monotonic())."""
-
-    def __init__(self, name: str, command: tuple[str, ...], cwd: Optional[str] = None) -> None:
-        self.name = name
-        self.command = command
-        self.cwd = cwd
-        self.lines: queue.Queue[Optional[str]] = queue.Queue()
-        self.stderr_tail: deque[str] = deque(maxlen=5)
-        self.proc: Optional[subprocess.Popen[bytes]] = None
-        self.eof = False
-
-    def start(self) -> None:
-        try:
-            self.proc = subprocess.Popen(list(self.command), stdin=subprocess.PIPE,
-                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                         cwd=self.cwd, start_new_session=True)
-        except OSError as exc:
-            raise EngineStartError(self.name, f"cannot start {shlex.join(self.command)!r}: "
-                                   f"{exc.strerror or exc}") from None
-        assert self.proc.stdout is not None and self.proc.stderr is not None
-        threading.Thread(target=self._read, args=(self.proc.stdout,), daemon=True).start()
-        threading.Thread(target=self._read_err, args=(self.proc.stderr,), daemon=True).start()
-
-    def _read(self, stream: IO[bytes]) -> None:
-        for raw in stream:
-            self.lines.put(raw.decode("utf-8", errors="replace").rstrip("\r\n"))
-        self.lines.put(None)
-
-    def _read_err(self, stream: IO[bytes]) -> None:
-        for raw in stream:
-            text = raw.decode("utf-8", errors="replace").rstrip()
-            if text:
-                self.stderr_tail.append(text)
-
-    def send(self, line: str) -> None:
-        if self.proc is None or self.proc.stdin is None:
-            raise EngineCrashed(self.name, "not running")
-        try:
-            self.proc.stdin.write((line + "\n").encode())
-            self.proc.stdin.flush()
-        except (BrokenPipeError, OSError, ValueError):
-            raise EngineCrashed(self.name, f"died before {line!r} ({self.exit_text()})") from None
-
-    def read_line(self, deadline: float, waiting_for: str) -> str:
-        """The next line, or EngineTimeout at the deadline, or EngineCrashed at end of output."""
-        if self.eof:
-            raise EngineCrashed(self.name, f"exited while we waited for {waiting_for} "
-                                           f"({self.exit_text()})")
-        try:
-            line = self.lines.get(timeout=max(0.0, deadline - time.monotonic()))
-        except queue.Empty:
-            raise EngineTimeout(self.name, f"no {waiting_for}") from None
-        if line is None:
-            self.eof = True
-            return self.read_line(deadline, waiting_for)
-        return line
-
-    def exit_text(self) -> str:
-        code = None
-        if self.proc is not None:
-            try:
-                code = self.proc.wait(timeout=0.5)
-            except subprocess.TimeoutExpired:
-                code = None
-        text = "still running" if code is None else f"exit status {code}"
-        if self.stderr_tail:
-            text += "; stderr: " + " | ".join(self.stderr_tail)
-        return text
-
-    @property
-    def alive(self) -> bool:
-        return self.proc is not None and self.proc.poll() is None and not self.eof
-
-    def close(self, quit_line: Optional[str] = "quit", grace: float = 0.5) -> None:
-        """Ask the engine to quit, then terminate, then kill; always reaps the process."""
-        proc = self.proc
-        if proc is None:
-            return
-        if quit_line and proc.poll() is None:
-            try:
-                self.send(quit_line)
-            except EngineFailure:
-                pass
-        try:
-            proc.wait(timeout=grace)
-        except subprocess.TimeoutExpired:
-            try:
-                os.killpg(proc.pid, 15)
-                proc.wait(timeout=grace)
-            except (subprocess.TimeoutExpired, ProcessLookupError, PermissionError):
-                try:
-                    os.killpg(proc.pid, 9)
-                except (ProcessLookupError, PermissionError):
-                    proc.kill()
-                proc.wait()
-        for stream in (proc.stdin, proc.stdout, proc.stderr):
-            try:
-                if stream is not None:
-                    stream.close()
-            except OSError:
-                pass
-
-
 # --- the player interface ------------------------------------------------------------------------
 
-class Player:
-    """One engine behind one protocol. Use: ``start(timeout)``, then per game
-    ``new_game(board, deadline)``, per move ``send_go(board, request)`` and
-    ``read_move(deadline)`` (``stop()`` to ask for a move now), and ``close()``."""
+def _failure(name: str, exc: client.EngineError) -> EngineFailure:
+    """The referee's view of a client error."""
+    text = str(exc)
+    if isinstance(exc, client.EngineTerminatedError):
+        return EngineCrashed(name, text)
+    if isinstance(exc, client.EngineTimeoutError):
+        return EngineTimeout(name, text)
+    return EngineProtocolError(name, text)
 
-    quit_line: Optional[str] = "quit"
+
+class Player:
+    """One engine behind one protocol, on the client's :class:`~othello_engine.client.EngineProcess`.
+    Use: ``start(timeout)``, then per game ``new_game(board, deadline)``, per move
+    ``send_go(board, request)`` and ``read_move(deadline)`` (``stop()`` asks for the move now),
+    and ``close()``. Deadlines are ``time.monotonic()`` values."""
 
     def __init__(self, spec: EngineSpec) -> None:
         self.spec = spec
         self.name = spec.name
         self.engine_id = ""  # the name the engine gives itself
-        self.process = EngineProcess(spec.name, spec.command, spec.cwd)
+        self.engine: Optional[client.ProtocolEngine] = None
 
     @property
     def alive(self) -> bool:
-        return self.process.alive
+        return self.engine is not None and self.engine.alive
+
+    @property
+    def process(self) -> client.EngineProcess:
+        if self.engine is None:
+            raise EngineCrashed(self.name, "not started")
+        return self.engine.process
 
     def start(self, timeout: float) -> None:
         """Launch the process and finish the handshake within ``timeout`` seconds."""
-        self.process.start()
         deadline = time.monotonic() + timeout
         try:
+            self.launch(timeout)
             self.handshake(deadline)
-        except EngineFailure as exc:
+        except (EngineFailure, client.EngineError, ValueError) as exc:
             self.close()
-            why = "did not finish the handshake" if isinstance(exc, EngineTimeout) else "failed at start-up"
-            raise EngineStartError(self.name, f"{why} within {timeout:g} s: {exc.message}") from None
+            message = exc.message if isinstance(exc, EngineFailure) else str(exc)
+            timed_out = isinstance(exc, (EngineTimeout, client.EngineTimeoutError))
+            why = "did not finish the handshake" if timed_out else "failed at start-up"
+            raise EngineStartError(self.name, f"{why} within {timeout:g} s: {message}") from None
+
+    def launch(self, timeout: float) -> None:
+        process = client.EngineProcess(list(self.spec.command), cwd=self.spec.cwd, name=self.spec.name)
+        self.engine = client.ProtocolEngine(process)
+        self.engine.quit_timeout = 0.5
 
     def handshake(self, deadline: float) -> None:
         raise NotImplementedError
@@ -296,15 +207,21 @@ class Player:
         """Ask for the move now, where the protocol can."""
 
     def close(self) -> None:
-        self.process.close(self.quit_line)
+        if self.engine is not None:
+            self.engine.close()
 
-    def expect(self, deadline: float, waiting_for: str, pattern: str) -> str:
-        """Read lines until one matches ``pattern`` (a regex, matched at the start)."""
-        rx = re.compile(pattern)
-        while True:
-            line = self.process.read_line(deadline, waiting_for)
-            if rx.match(line.strip()):
-                return line.strip()
+    def read_line(self, deadline: float, waiting_for: str) -> str:
+        """The next line; EngineTimeout at the deadline, EngineCrashed when the process is gone."""
+        try:
+            return self.process.readline(max(0.0, deadline - time.monotonic()), f"waiting for {waiting_for}")
+        except client.EngineError as exc:
+            raise _failure(self.name, exc) from None
+
+    def send(self, line: str) -> None:
+        try:
+            self.process.send(line)
+        except client.EngineError as exc:
+            raise _failure(self.name, exc) from None
 
 
 def make_player(spec: EngineSpec) -> Player:
@@ -316,96 +233,73 @@ def make_player(spec: EngineSpec) -> Player:
     return NBoardPlayer(spec)
 
 
-_SCORE = re.compile(r"\bscore (cp|disc) (-?\d+)")
-_DEPTH = re.compile(r"\bdepth (\d+)")
-_NODES = re.compile(r"\bnodes (\d+)")
+def limit_of(request: MoveRequest) -> Limit:
+    """The client's search limit for a move request."""
+    tc = request.tc
+    clocks = tc.base is not None and request.black_clock is not None and request.white_clock is not None
+    return Limit(depth=tc.depth, nodes=tc.nodes, time=tc.movetime,
+                 black_clock=max(0.0, request.black_clock) if clocks else None,  # type: ignore[type-var]
+                 white_clock=max(0.0, request.white_clock) if clocks else None,  # type: ignore[type-var]
+                 black_inc=tc.inc if clocks else 0.0, white_inc=tc.inc if clocks else 0.0)
 
 
 class UciPlayer(Player):
-    """Our UCI-like protocol or its UGI dialect (``protocol`` ``uci`` / ``ugi``)."""
+    """Our UCI-like protocol or its UGI dialect (``protocol`` ``uci`` / ``ugi``), driven by the
+    client's :class:`~othello_engine.client.Engine`; options go through its ``configure`` (so
+    an option the engine does not declare is a start-up error)."""
 
     def __init__(self, spec: EngineSpec) -> None:
         super().__init__(spec)
-        self.ugi = spec.protocol == "ugi"
+        self.stream: Optional[client.AnalysisStream] = None
+
+    def launch(self, timeout: float) -> None:
+        pass  # Engine.popen starts the process and does the handshake
 
     def handshake(self, deadline: float) -> None:
-        hello, ok = ("ugi", "ugiok") if self.ugi else ("uci", "uciok")
-        self.process.send(hello)
-        while True:
-            line = self.process.read_line(deadline, f"{ok!r} after {hello!r}").strip()
-            if line.startswith("id name "):
-                self.engine_id = line[8:].strip()
-            if line == ok:
-                break
-        for name, value in self.spec.options:
-            self.process.send(f"setoption name {name} value {value}")
-        self.sync(deadline)
+        timeout = max(0.0, deadline - time.monotonic())
+        engine = client.Engine.popen(list(self.spec.command), self.spec.protocol, timeout=timeout,
+                                     options=dict(self.spec.options) or None, cwd=self.spec.cwd,
+                                     name=self.spec.name)
+        engine.quit_timeout = 0.5
+        self.engine = engine
+        self.engine_id = engine.id.get("name", "")
 
-    def sync(self, deadline: float) -> None:
-        self.process.send("isready")
-        while True:
-            line = self.process.read_line(deadline, "'readyok' after 'isready'").strip()
-            if line == "readyok":
-                return
-            if line.startswith("info string error"):
-                raise EngineProtocolError(self.name, f"refused a command: {line}")
+    @property
+    def uci(self) -> client.Engine:
+        assert isinstance(self.engine, client.Engine)
+        return self.engine
 
     def new_game(self, board: Board, deadline: float) -> None:
-        self.process.send("uginewgame" if self.ugi else "ucinewgame")
-        self.sync(deadline)
-
-    def move_token(self, move: int) -> str:
-        if move == PASS:
-            return "0000" if self.ugi else "pass"
-        return square_name(move)
+        try:
+            self.uci.new_game()
+        except client.EngineError as exc:
+            raise _failure(self.name, exc) from None
 
     def send_go(self, board: Board, request: MoveRequest) -> None:
-        start = board.replay()
-        head = "startpos" if start == Board(start.size) and start.size == 8 else f"fen {start.fen()}"
-        moves = " ".join(self.move_token(m) for m in board.move_stack)
-        self.process.send(f"position {head}" + (f" moves {moves}" if moves else ""))
-        tc = request.tc
-        words = ["go"]
-        if tc.depth is not None:
-            words += ["depth", str(tc.depth)]
-        if tc.nodes is not None:
-            words += ["nodes", str(tc.nodes)]
-        if tc.movetime is not None:
-            words += ["movetime", str(max(1, int(tc.movetime * 1000)))]
-        if tc.base is not None and request.black_clock is not None and request.white_clock is not None:
-            b, w, inc = (max(0, int(request.black_clock * 1000)), max(0, int(request.white_clock * 1000)),
-                         int(tc.inc * 1000))
-            if self.ugi:
-                words += ["p1time", str(b), "p2time", str(w), "p1inc", str(inc), "p2inc", str(inc)]
-            else:
-                words += ["btime", str(b), "wtime", str(w), "binc", str(inc), "winc", str(inc)]
-        self.process.send(" ".join(words))
-        self.score: Optional[float] = None
-        self.depth: Optional[int] = None
-        self.nodes: Optional[int] = None
+        try:
+            self.stream = self.uci.analysis(board, limit_of(request))
+        except client.EngineError as exc:
+            raise _failure(self.name, exc) from None
 
     def read_move(self, deadline: float) -> Reply:
-        while True:
-            line = self.process.read_line(deadline, "'bestmove'").strip()
-            if line.startswith("info "):
-                m = _SCORE.search(line)
-                if m:
-                    self.score = int(m.group(2)) / (100.0 if m.group(1) == "cp" else 1.0)
-                m = _DEPTH.search(line)
-                if m:
-                    self.depth = int(m.group(1))
-                m = _NODES.search(line)
-                if m:
-                    self.nodes = int(m.group(1))
-            elif line.startswith("bestmove"):
-                words = line.split()
-                return Reply(words[1] if len(words) > 1 else "", self.score, self.depth, self.nodes)
+        stream = self.stream
+        assert stream is not None
+        try:
+            while stream.next(max(0.0, deadline - time.monotonic())) is not None:
+                pass
+        except client.IllegalEngineMoveError:
+            pass  # the referee judges the token itself
+        except client.EngineError as exc:
+            raise _failure(self.name, exc) from None
+        result = stream.result
+        assert result is not None
+        info = result.info
+        score = None if info.score is None else info.score / 100.0
+        return Reply(result.token, score, info.depth, info.nodes)
 
     def stop(self) -> None:
-        try:
-            self.process.send("stop")
-        except EngineFailure:
-            pass
+        if self.stream is not None:
+            self.stream.stop()
 
 
 class GtpPlayer(Player):
@@ -420,10 +314,10 @@ class GtpPlayer(Player):
 
     def command(self, line: str, deadline: float, tolerate_error: bool = False) -> str:
         """Send one GTP command and return its answer text (without ``=``)."""
-        self.process.send(line)
+        self.send(line)
         first = ""
         while True:
-            text = self.process.read_line(deadline, f"the answer to {line!r}").strip()
+            text = self.read_line(deadline, f"the answer to {line!r}").strip()
             if not first:
                 if not text:
                     continue
@@ -476,13 +370,13 @@ class GtpPlayer(Player):
         clock = request.black_clock if board.turn == BLACK else request.white_clock
         if request.tc.base is not None and clock is not None:
             self.command(f"time_left {me} {max(0, int(clock))} 0", deadline, tolerate_error=True)
-        self.process.send(f"genmove {me}")
+        self.send(f"genmove {me}")
         self.genmove_color = me
 
     def read_move(self, deadline: float) -> Reply:
         first = ""
         while True:
-            text = self.process.read_line(deadline, "the answer to 'genmove'").strip()
+            text = self.read_line(deadline, "the answer to 'genmove'").strip()
             if not first:
                 if text:
                     first = text
@@ -511,20 +405,20 @@ class NBoardPlayer(Player):
 
     def ping(self, deadline: float) -> None:
         self.ping_id += 1
-        self.process.send(f"ping {self.ping_id}")
+        self.send(f"ping {self.ping_id}")
         while True:
-            line = self.process.read_line(deadline, f"'pong {self.ping_id}'").strip()
+            line = self.read_line(deadline, f"'pong {self.ping_id}'").strip()
             if line.startswith("set myname "):
                 self.engine_id = line[11:].strip()
             if line == f"pong {self.ping_id}":
                 return
 
     def handshake(self, deadline: float) -> None:
-        self.process.send("nboard 2")
+        self.send("nboard 2")
         depth = self.spec.tc.depth if self.spec.tc.depth is not None else 60
-        self.process.send(f"set depth {depth}")
+        self.send(f"set depth {depth}")
         for name, value in self.spec.options:
-            self.process.send(f"set {name} {value}".strip())
+            self.send(f"set {name} {value}".strip())
         self.ping(deadline)
 
     def new_game(self, board: Board, deadline: float) -> None:
@@ -539,12 +433,12 @@ class NBoardPlayer(Player):
         elif tc.movetime is not None:
             ti = f"{tc.movetime:g}"
         self.ping(time.monotonic() + 10.0)
-        self.process.send("set game " + format_ggf(board, time_control=ti))
-        self.process.send("go")
+        self.send("set game " + format_ggf(board, time_control=ti))
+        self.send("go")
 
     def read_move(self, deadline: float) -> Reply:
         while True:
-            line = self.process.read_line(deadline, "'=== move'").strip()
+            line = self.read_line(deadline, "'=== move'").strip()
             if line.startswith("set myname "):
                 self.engine_id = line[11:].strip()
             if line.startswith("==="):
