@@ -751,16 +751,18 @@ def main(argv: Optional[list[str]] = None) -> int:
         print(f"othello-match: skipped opening {s.source} {s.text!r}: {s.reason}", file=err)
     total = len(config.schedule())
     live = err.isatty() and not args.quiet
-    ggf_file: Optional[TextIO] = None
     if args.ggf:
-        try:
-            ggf_file = open(args.ggf, "w", encoding="utf-8")
-        except OSError as exc:
-            print(f"othello-match: error: GGF file {args.ggf!r}: {exc.strerror or exc}", file=err)
+        folder = os.path.dirname(os.path.abspath(args.ggf))
+        if not os.access(folder, os.W_OK) or os.path.isdir(args.ggf):
+            print(f"othello-match: error: cannot write the GGF file {args.ggf!r}", file=err)
             return 2
+    ggf_file: Optional[TextIO] = None
 
     def on_game(game: GameResult, state: MatchResult) -> None:
-        if ggf_file is not None and game.ggf:
+        nonlocal ggf_file
+        if args.ggf and game.ggf:
+            if ggf_file is None:  # created with the first game, so a match that never starts leaves none
+                ggf_file = open(args.ggf, "w", encoding="utf-8")
             ggf_file.write(game.ggf + "\n")
             ggf_file.flush()
         if args.quiet:

@@ -175,12 +175,18 @@ class SprtResult:
 def sprt_llr(wins: int, losses: int, draws: int, elo0: float, elo1: float) -> float:
     """The generalized log-likelihood ratio of elo1 over elo0 for W-L-D, with game scores taken
     as normal with the sample's variance (the normalized GSPRT of fishtest's trinomial model):
-    ``N (s1 - s0) (2 s - s0 - s1) / (2 var)``; 0 while the sample has no variance."""
+    ``N (s1 - s0) (2 s - s0 - s1) / (2 var)``. A sample with no variance yet (every game the
+    same result) gets half a win and half a loss added, so a clean sweep still moves the test."""
     n = _check_counts(wins, losses, draws)
-    var = score_variance(wins, losses, draws)
-    if n == 0 or var <= 0.0:
+    if n == 0:
         return 0.0
-    s = score_of(wins, losses, draws)
+    if (wins == n or losses == n or draws == n):
+        w, l, d = wins + 0.5, losses + 0.5, float(draws)
+        n = n + 1
+    else:
+        w, l, d = float(wins), float(losses), float(draws)
+    s = (w + 0.5 * d) / n
+    var = (w * (1 - s) ** 2 + d * (0.5 - s) ** 2 + l * s ** 2) / n
     s0, s1 = expected_score(elo0), expected_score(elo1)
     return n * (s1 - s0) * (2.0 * s - s0 - s1) / (2.0 * var)
 

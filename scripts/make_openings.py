@@ -4,7 +4,7 @@ How the lines are chosen: random legal 8-move lines from the standard start (see
 position up to the board's 8 symmetries, each searched by our Engine to a fixed depth; the lines
 whose score (centi-discs, side to move) is closest to 0 are kept, ordered by line.
 
-    python scripts/make_openings.py [--count 40] [--candidates 200] [--depth 8] [--seed 1]
+    python scripts/make_openings.py [--count 40] [--candidates 300] [--depth 10] [--seed 1]
 """
 
 from __future__ import annotations
@@ -21,9 +21,9 @@ from othello_engine.engine import Engine, Limit
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--count", type=int, default=40)
-    ap.add_argument("--candidates", type=int, default=200)
+    ap.add_argument("--candidates", type=int, default=300)
     ap.add_argument("--plies", type=int, default=8)
-    ap.add_argument("--depth", type=int, default=8)
+    ap.add_argument("--depth", type=int, default=10)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", default=str(Path(__file__).resolve().parent.parent
                                          / "othello_engine" / "data" / "openings.txt"))
