@@ -1,8 +1,31 @@
-"""Time budgets for one search, as pure functions of the clock and the position."""
+"""Time budgets for one search, as pure functions of the clock and the position.
+
+The plan for a game clock: an Othello game ends after a known number of moves (one per empty
+square, passes aside), so the engine can plan to use nearly all of its clock. It keeps back the
+Move Overhead per move still to play plus a small safety share, reserves what the exact endgame
+solve is expected to cost, and spreads the rest over its moves until that solve by a phase weight.
+Once the solve fits the time left, the move that can solve gets a budget large enough for it.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Optional
+
+MIN_BUDGET = 0.001
+"""Smallest budget (s): enough for a shallow search, so that even a flagging engine answers."""
+MIN_MOVE = 0.003
+"""Least time (s) any later move is assumed to take on top of the overhead (reply, depth 1)."""
+HARD_FACTOR = 3.0
+"""The hard limit is this many soft budgets, where the clock allows."""
+MAX_SHARE = 0.35
+"""Most of the usable clock one move may take while five or more moves remain."""
+SAFETY_SHARE = 0.02
+"""Share of the clock kept back against slow replies, at most SAFETY_CAP seconds."""
+SAFETY_CAP = 0.5
+SOLVE_SHARE = 0.6
+"""Solve exactly once the expected solve time (times SOLVE_MARGIN) fits this share of the pool."""
+SOLVE_MARGIN = 2.0
 
 
 @dataclass(frozen=True)
@@ -14,20 +37,85 @@ class Budget:
     hard: float | None
 
 
+@dataclass(frozen=True)
+class SolveModel:
+    """Expected time of an exact endgame solve: ``seconds_at_20 * growth ** (empties - 20)``.
+    Calibrate it with ``scripts/bench_time.py --calibrate``."""
+
+    seconds_at_20: float
+    growth: float
+
+    def seconds(self, empties: int) -> float:
+        return self.seconds_at_20 * self.growth ** (empties - 20)
+
+
+DEFAULT_SOLVE = SolveModel(seconds_at_20=1200.0, growth=3.65)
+"""Measured on the placeholder alpha-beta (no table, no endgame solver): 12 empties ~ 0.4 s."""
+
+
+def own_moves_left(empties: int) -> int:
+    """Moves the side to move still plays if nobody passes: half the empties, rounded up."""
+    return max(1, (empties + 1) // 2)
+
+
+def phase_weight(empties: int) -> float:
+    """Relative share of the clock for a move before the endgame solve: opening moves are
+    cheaper (they matter less and book or shallow search does), the midgame counts fully."""
+    return 0.6 if empties >= 50 else 1.0
+
+
+def max_share(horizon: int) -> float:
+    """Most of the usable clock one move may take when `horizon` moves remain to plan for."""
+    return min(0.9, max(MAX_SHARE, 1.5 / horizon))
+
+
 def movetime_budget(movetime: float, overhead: float) -> Budget:
-    """A fixed time per move: use it all, minus the overhead kept for I/O."""
-    t = max(0.001, movetime - overhead)
+    """A fixed time per move: use it all, minus the overhead kept for the reply to get out.
+
+    >>> movetime_budget(1.0, 0.01)
+    Budget(soft=0.99, hard=0.99)
+    """
+    t = max(MIN_BUDGET, movetime - overhead)
     return Budget(soft=t, hard=t)
 
 
-def clock_budget(remaining: float, increment: float, moves_to_go: int | None, empties: int,
-                 overhead: float) -> Budget:
-    """Budget from a game clock. PLACEHOLDER rule (issue 4 refines it): spread the remaining time
-    over the moves still to play by this side, never using more than a share of the clock."""
-    own_moves_left = max(1, (empties + 1) // 2)
-    horizon = min(moves_to_go, own_moves_left) if moves_to_go else own_moves_left
-    usable = max(0.0, remaining - overhead)
-    soft = usable / (horizon + 2) + 0.8 * increment
-    hard = min(usable * 0.5, soft * 3.0)
+def clock_budget(remaining: float, increment: float, moves_to_go: Optional[int], empties: int,
+                 overhead: float, solve: SolveModel = DEFAULT_SOLVE) -> Budget:
+    """Budget for one move from a game clock (all times in seconds).
+
+    remaining: the side to move's clock; increment: added after each of its moves; moves_to_go:
+    moves to the next time control (None: the clock covers the rest of the game); empties: empty
+    squares; overhead: time lost per move outside the search (I/O, the GUI's lag).
+
+    >>> b = clock_budget(10.0, 0.1, None, 56, 0.01)
+    >>> 0.2 < b.soft < b.hard < 3.5
+    True
+    """
+    n = own_moves_left(empties)
+    horizon = min(moves_to_go, n) if moves_to_go else n
+    usable = remaining - overhead
+    if usable <= MIN_BUDGET:
+        return Budget(MIN_BUDGET, MIN_BUDGET)
+    later = horizon - 1
+    # what the later moves need at the least, beyond the increments they bring
+    future_min = max(0.0, later * (overhead + MIN_MOVE - increment))
+    cap = max(MIN_BUDGET, usable - future_min)
+    safety = min(SAFETY_SHARE * remaining, SAFETY_CAP)
+    pool = max(MIN_BUDGET, usable + later * (increment - overhead) - safety)
+    hard_cap = min(cap, usable * max_share(horizon))
+
+    # our moves to come within the horizon, and the first one that can afford the exact solve
+    plies = [empties - 2 * i for i in range(horizon)]
+    solve_at = next((i for i, e in enumerate(plies)
+                     if solve.seconds(e) * SOLVE_MARGIN <= SOLVE_SHARE * pool), horizon)
+    if solve_at == 0:
+        need = solve.seconds(empties)
+        hard = min(hard_cap if horizon > 1 else cap, max(need * SOLVE_MARGIN, pool / horizon))
+        soft = min(hard, max(need, pool / horizon))
+        return Budget(soft=max(MIN_BUDGET, soft), hard=max(MIN_BUDGET, hard))
+    reserve = sum(solve.seconds(e) for e in plies[solve_at:]) * SOLVE_MARGIN
+    weights = [phase_weight(e) for e in plies[:solve_at]]
+    soft = max(pool - reserve, pool * 0.5) * weights[0] / sum(weights)
+    hard = min(hard_cap, soft * HARD_FACTOR)
     soft = min(soft, hard)
-    return Budget(soft=max(0.001, soft), hard=max(0.002, hard))
+    return Budget(soft=max(MIN_BUDGET, soft), hard=max(MIN_BUDGET, hard))

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
 from typing import IO, Iterator, Optional
+
+MAX_LINE = 1 << 20
+"""Longest input line kept (bytes); the rest of a longer line is read and dropped."""
 
 
 class Output:
@@ -23,9 +27,18 @@ class Output:
                 pass  # the reader is gone; nothing left to tell it
 
 
-def input_lines(stream: IO[bytes]) -> Iterator[str]:
-    """Lines of the byte stream, decoded leniently (binary garbage becomes replacement characters)."""
-    for raw in stream:
+def input_lines(stream: IO[bytes], limit: int = MAX_LINE) -> Iterator[str]:
+    """Lines of the byte stream, decoded leniently (binary garbage becomes replacement characters).
+    A line longer than ``limit`` bytes is cut to its first ``limit`` bytes."""
+    while True:
+        raw = stream.readline(limit)
+        if not raw:
+            return
+        if not raw.endswith(b"\n") and len(raw) >= limit:
+            while True:  # drop the rest of the over-long line without holding it in memory
+                more = stream.readline(limit)
+                if not more or more.endswith(b"\n"):
+                    break
         yield raw.decode("utf-8", errors="replace").rstrip("\r\n")
 
 
@@ -50,11 +63,26 @@ def main(args: Optional[list[str]] = None) -> int:
         from othello_engine.protocol.uci import UciSession as Session  # type: ignore[assignment]
     session = Session(out)
     try:
-        if first is not None and not session.handle(first):
-            return 0
-        for line in lines:
-            if not session.handle(line):
-                break
+        if first is None or session.handle(first):
+            for line in lines:
+                if not session.handle(line):
+                    break
+    except KeyboardInterrupt:
+        pass
     finally:
         session.close()
+        _quiet_stdout()
     return 0
+
+
+def _quiet_stdout() -> None:
+    """Flush stdout now; if the reader has gone, point stdout at /dev/null so that the
+    interpreter's own flush at exit cannot fail (and change the exit status)."""
+    try:
+        sys.stdout.flush()
+    except (BrokenPipeError, ValueError, OSError):
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass

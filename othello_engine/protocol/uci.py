@@ -2,58 +2,347 @@
 
 from __future__ import annotations
 
-import traceback
+import re
 import sys
-from typing import Callable, Optional
+import threading
+import time
+import traceback
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional
 
-from othello_engine import __version__
-from othello_engine.board import (BLACK, PASS, Board, OthelloError, parse_square, square_name)
+from othello_engine import __version__, _core
+from othello_engine.board import (BLACK, PASS, Board, OthelloError, Square, parse_square,
+                                  square_name)
 from othello_engine.engine import Engine, Limit, SearchInfo, SearchResult
 
 ENGINE_NAME = f"othello_engine {__version__}"
 ENGINE_AUTHOR = "the othello_engine developers"
+
+MAX_QUOTE = 40
+"""Characters of an offending input token quoted in an error line."""
+MAX_MS = 10 ** 12
+"""Largest time in milliseconds `go` accepts (about 31 years)."""
+MAX_DEPTH = 60
 
 
 class ProtocolError(ValueError):
     """A command that cannot be carried out; its text becomes the error line."""
 
 
-class UciSession:
-    """One conversation in the UCI-like protocol (or, after ``ugi``, its UGI dialect)."""
+def quote(text: str) -> str:
+    """The offending input as it appears in an error line: clipped, printable ASCII, in quotes."""
+    clipped = text if len(text) <= MAX_QUOTE else text[: MAX_QUOTE - 3] + "..."
+    return "'" + "".join(ch if " " <= ch <= "~" else "?" for ch in clipped) + "'"
 
-    def __init__(self, out: Callable[[str], None]) -> None:
+
+# --- options ----------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Option:
+    """One engine option: how `uci` announces it and how `setoption` reads and applies it.
+
+    ``kind`` is a UCI option type: ``spin`` (integer in min..max), ``check`` (true/false),
+    ``button`` (no value), ``string`` or ``combo`` (one of ``choices``). ``apply(session, value)``
+    makes the value take effect; the session also keeps every value in ``session.settings``."""
+
+    name: str
+    kind: str
+    default: Any = None
+    min: Optional[int] = None
+    max: Optional[int] = None
+    choices: tuple[str, ...] = ()
+    apply: Callable[["UciSession", Any], None] = field(default=lambda session, value: None)
+
+    def declaration(self) -> str:
+        """The ``option name ... type ...`` line of the handshake."""
+        text = f"option name {self.name} type {self.kind}"
+        if self.kind == "check":
+            text += f" default {'true' if self.default else 'false'}"
+        elif self.kind == "spin":
+            text += f" default {self.default} min {self.min} max {self.max}"
+        elif self.kind == "combo":
+            text += f" default {self.default}" + "".join(f" var {c}" for c in self.choices)
+        elif self.kind == "string":
+            text += f" default {self.default if self.default else '<empty>'}"
+        return text
+
+    def parse(self, text: Optional[str]) -> Any:
+        """The typed value of ``setoption ... value <text>``; ProtocolError if it does not fit."""
+        if self.kind == "button":
+            return None
+        if text is None:
+            raise ProtocolError(f"setoption: option {self.name!r} needs 'value <{self.kind}>'")
+        if self.kind == "spin":
+            if not re.fullmatch(r"[+-]?\d{1,18}", text):
+                raise ProtocolError(f"setoption: bad value {quote(text)} for {self.name!r}: "
+                                    f"expected an integer in {self.min}..{self.max}")
+            number = int(text)
+            if not (self.min is None or self.min <= number) or not (self.max is None or number <= self.max):
+                raise ProtocolError(f"setoption: value {number} for {self.name!r} is out of range "
+                                    f"{self.min}..{self.max}")
+            return number
+        if self.kind == "check":
+            if text.lower() not in ("true", "false"):
+                raise ProtocolError(f"setoption: bad value {quote(text)} for {self.name!r}: "
+                                    "expected true or false")
+            return text.lower() == "true"
+        if self.kind == "combo":
+            for choice in self.choices:
+                if choice.lower() == text.lower():
+                    return choice
+            raise ProtocolError(f"setoption: bad value {quote(text)} for {self.name!r}: expected "
+                                + " or ".join(self.choices))
+        return "" if text == "<empty>" else text
+
+
+def _set_hash(session: "UciSession", mb: int) -> None:
+    session.engine.set_hash(mb)
+
+
+def _set_multipv(session: "UciSession", n: int) -> None:
+    session.engine.multipv = n
+
+
+def _set_overhead(session: "UciSession", ms: int) -> None:
+    session.engine.move_overhead = ms / 1000
+
+
+def _clear_hash(session: "UciSession", value: None) -> None:
+    session.engine.new_game()
+
+
+OPTIONS: list[Option] = [
+    Option("Hash", "spin", 16, 1, 4096, apply=_set_hash),
+    Option("MultiPV", "spin", 1, 1, 64, apply=_set_multipv),
+    Option("Move Overhead", "spin", 10, 0, 5000, apply=_set_overhead),
+    Option("Clear Hash", "button", apply=_clear_hash),
+]
+"""Every option, in handshake order. To add one, append an Option here (its apply() does the rest)."""
+
+
+# --- parsing ------------------------------------------------------------------------------------------
+
+_SQUARE_RUN = re.compile(r"(?:[a-hA-H][1-8]){2,}")
+
+
+def move_tokens(tokens: list[str]) -> list[str]:
+    """Split Edax-style runs like ``f5d6c3`` into single moves; other tokens are kept as they are."""
+    out: list[str] = []
+    for tok in tokens:
+        if _SQUARE_RUN.fullmatch(tok):
+            out.extend(tok[i:i + 2] for i in range(0, len(tok), 2))
+        else:
+            out.append(tok)
+    return out
+
+
+def play_moves(board: Board, tokens: list[str]) -> None:
+    """Play a move list on board. A pass is ``pass``/``PA``/``0000``/``@@``; a forced pass may
+    also be left out (it is inserted when the move is legal for the other side). Raises
+    ProtocolError naming the first bad move; board is then partly played (callers use a copy)."""
+    for i, tok in enumerate(move_tokens(tokens), 1):
+        try:
+            move = parse_square(tok, board.size)
+        except OthelloError as exc:
+            raise ProtocolError(f"position: move {i} {quote(tok)}: {exc}") from None
+        if move != PASS and not board.is_legal(move) and board.must_pass():
+            board.push(PASS)
+            if not board.is_legal(move):
+                board.pop()
+        try:
+            board.push(move)
+        except OthelloError as exc:
+            raise ProtocolError(f"position: move {i} {quote(tok)}: {exc}") from None
+
+
+def parse_position(args: list[str]) -> Board:
+    """The board of ``position startpos [N] | board <cells> <side> | fen <ranks> <side>
+    [moves ...]``; raises ProtocolError (the caller keeps its previous position)."""
+    if not args:
+        raise ProtocolError("position: expected startpos, board or fen")
+    lowered = [a.lower() for a in args]
+    if "moves" in lowered:
+        i = lowered.index("moves")
+        head, moves = args[:i], args[i + 1:]
+    else:
+        head, moves = args, []
+    if not head:
+        raise ProtocolError("position: expected startpos, board or fen before 'moves'")
+    kind, rest = head[0].lower(), head[1:]
+    try:
+        if kind == "startpos":
+            if len(rest) > 1 or (rest and rest[0] not in ("4", "6", "8")):
+                raise ProtocolError(f"position: bad startpos size {quote(' '.join(rest))}: "
+                                    "expected 4, 6 or 8")
+            board = Board(int(rest[0]) if rest else 8)
+        elif kind == "board":
+            board = _board_from_tokens(rest)
+        elif kind == "fen":
+            # extra numeric fields (move counters some tools add) are ignored
+            if len(rest) < 2 or not all(t.isdigit() for t in rest[2:]):
+                raise ProtocolError(f"position: bad fen {quote(' '.join(rest))}: "
+                                    "expected '<ranks> <x|o>'")
+            board = Board.from_fen(rest[0] + " " + rest[1])
+        else:
+            raise ProtocolError(f"position: unknown kind {quote(head[0])}: expected startpos, board or fen")
+    except OthelloError as exc:
+        raise ProtocolError(f"position: {exc}") from None
+    play_moves(board, moves)
+    return board
+
+
+def _board_from_tokens(rest: list[str]) -> Board:
+    if not rest:
+        raise ProtocolError("position: board needs '<cells> <side>'")
+    if len(rest) == 1:
+        text = rest[0]
+        n = int(round((len(text) - 1) ** 0.5)) if len(text) > 1 else 0
+        if n * n + 1 != len(text):
+            raise ProtocolError(f"position: board {quote(text)} needs a side to move (b or w)")
+        return Board.from_cells(text[:-1], text[-1])
+    return Board.from_cells("".join(rest[:-1]), rest[-1])
+
+
+@dataclass(frozen=True)
+class GoRequest:
+    """A parsed ``go``: the search limit, the root moves to consider (empty: all), or a perft depth."""
+
+    limit: Limit
+    root_moves: tuple[Square, ...] = ()
+    perft: Optional[int] = None
+
+
+_GO_NUMBERS: dict[str, tuple[int, int]] = {
+    "depth": (1, 10 ** 6), "nodes": (1, 2 ** 63 - 1), "movetime": (0, MAX_MS),
+    "wtime": (-MAX_MS, MAX_MS), "btime": (-MAX_MS, MAX_MS), "winc": (0, MAX_MS), "binc": (0, MAX_MS),
+    "p1time": (-MAX_MS, MAX_MS), "p2time": (-MAX_MS, MAX_MS), "p1inc": (0, MAX_MS), "p2inc": (0, MAX_MS),
+    "movestogo": (1, 10 ** 6), "perft": (0, 64),
+}
+_GO_ALIASES = {"p1time": "btime", "p2time": "wtime", "p1inc": "binc", "p2inc": "winc"}
+_GO_FLAGS = ("infinite", "exact")
+
+
+def parse_go(args: list[str], board: Board) -> GoRequest:
+    """Read the arguments of ``go``; raises ProtocolError naming the first bad token."""
+    numbers: dict[str, int] = {}
+    flags: set[str] = set()
+    root: list[Square] = []
+    i = 0
+    while i < len(args):
+        key = args[i].lower()
+        if key in _GO_FLAGS:
+            flags.add(key)
+            i += 1
+        elif key == "searchmoves":
+            i += 1
+            while i < len(args) and args[i].lower() not in _GO_NUMBERS and args[i].lower() not in _GO_FLAGS:
+                for tok in move_tokens([args[i]]):
+                    try:
+                        move = parse_square(tok, board.size)
+                    except OthelloError as exc:
+                        raise ProtocolError(f"go: searchmoves: {exc}") from None
+                    if not board.is_legal(move):
+                        raise ProtocolError(f"go: searchmoves: {quote(tok)} is not a legal move here")
+                    root.append(move)
+                i += 1
+        elif key in _GO_NUMBERS:
+            if i + 1 >= len(args):
+                raise ProtocolError(f"go: {key!r} needs a number")
+            text = args[i + 1]
+            lo, hi = _GO_NUMBERS[key]
+            if not re.fullmatch(r"[+-]?\d{1,20}", text):
+                raise ProtocolError(f"go: bad number {quote(text)} for {key!r}: expected an integer")
+            value = int(text)
+            if not lo <= value <= hi:
+                raise ProtocolError(f"go: {key} {value} is out of range {lo}..{hi}")
+            numbers[_GO_ALIASES.get(key, key)] = value
+            i += 2
+        elif key == "ponder":
+            raise ProtocolError("go: pondering is not supported")
+        else:
+            raise ProtocolError(f"go: unknown token {quote(args[i])}")
+    if "perft" in numbers:
+        return GoRequest(Limit(), perft=numbers["perft"])
+    black, white = numbers.get("btime"), numbers.get("wtime")
+    mover, mover_key = (black, "btime/p1time") if board.turn == BLACK else (white, "wtime/p2time")
+    if (black is not None or white is not None) and mover is None:
+        raise ProtocolError(f"go: no clock for the side to move: give {mover_key}")
+
+    def seconds(ms: Optional[int]) -> Optional[float]:
+        return None if ms is None else max(0, ms) / 1000
+
+    depth = numbers.get("depth")
+    limit = Limit(depth=None if depth is None else min(depth, MAX_DEPTH), nodes=numbers.get("nodes"),
+                  time=seconds(numbers.get("movetime")), black_clock=seconds(black),
+                  white_clock=seconds(white), black_inc=numbers.get("binc", 0) / 1000,
+                  white_inc=numbers.get("winc", 0) / 1000, moves_to_go=numbers.get("movestogo"),
+                  exact="exact" in flags, infinite="infinite" in flags)
+    return GoRequest(limit, tuple(root))
+
+
+# --- the session -----------------------------------------------------------------------------------------
+
+class UciSession:
+    """One conversation in the UCI-like protocol (or, after ``ugi``, its UGI dialect).
+
+    Commands run on the reading thread and return at once; a search (or perft) runs in a
+    background thread and writes its ``info`` lines and its single ``bestmove`` from there."""
+
+    def __init__(self, out: Callable[[str], None], engine: Optional[Engine] = None) -> None:
         self.out = out
-        self.engine = Engine()
+        self.settings: dict[str, Any] = {opt.name: opt.default for opt in OPTIONS}
+        self.engine = engine or Engine(hash_mb=self.settings["Hash"], multipv=self.settings["MultiPV"],
+                                       move_overhead=self.settings["Move Overhead"] / 1000)
         self.board = Board()
         self.ugi = False
+        self._lock = threading.Lock()
+        self._active = False          # a go is running and its bestmove is not written yet
+        self._infinite = False
+        self._stopping = False
+        self._held: Optional[SearchResult] = None   # a finished `go infinite` result awaiting stop
+        self._go_board: Board = self.board
+        self._idle = threading.Event()
+        self._idle.set()
+        self._perft_stop = threading.Event()
+        self._previous_hook = threading.excepthook
+        threading.excepthook = self._thread_crashed
+        self.commands: dict[str, Callable[[list[str]], None]] = {
+            "uci": self.cmd_uci, "ugi": self.cmd_ugi, "isready": self.cmd_isready,
+            "ucinewgame": self.cmd_newgame, "uginewgame": self.cmd_newgame,
+            "setoption": self.cmd_setoption, "position": self.cmd_position, "go": self.cmd_go,
+            "stop": self.cmd_stop, "query": self.cmd_query, "d": self.cmd_d, "eval": self.cmd_eval,
+            "help": self.cmd_help, "debug": self.cmd_ignored, "register": self.cmd_ignored,
+        }
 
-    # --- plumbing ---------------------------------------------------------------------------
+    # --- plumbing ---------------------------------------------------------------------------------
     def handle(self, line: str) -> bool:
         """Deal with one input line; False means quit."""
         tokens = line.split()
         if not tokens:
             return True
-        cmd, args = tokens[0], tokens[1:]
+        cmd, args = tokens[0].lower(), tokens[1:]
         if cmd == "quit":
             return False
-        method = getattr(self, "cmd_" + cmd, None)
         try:
-            if method is None:
-                raise ProtocolError(f"unknown command {cmd!r}")
-            method(args)
+            handler = self.commands.get(cmd)
+            if handler is None:
+                raise ProtocolError(f"unknown command {quote(tokens[0])} (try 'help')")
+            handler(args)
         except (ProtocolError, OthelloError) as exc:
             self.error(str(exc))
         except Exception as exc:  # never let a traceback reach stdout
             traceback.print_exc(file=sys.stderr)
-            self.error(f"internal error: {exc}")
+            self.error(f"internal error: {type(exc).__name__}")
         return True
 
     def error(self, text: str) -> None:
-        self.out(f"info string error: {text}")
+        self.out("info string error: " + "".join(ch if " " <= ch <= "~" else "?" for ch in text))
 
     def close(self) -> None:
-        self.engine.stop()
-        self.engine.wait(1.0)
+        """End the session: stop any search (its bestmove may still be written) and wait briefly."""
+        self.cmd_stop([])
+        self._idle.wait(1.0)
+        threading.excepthook = self._previous_hook
 
     def move_text(self, move: Optional[int]) -> str:
         if move is None:
@@ -62,8 +351,17 @@ class UciSession:
             return "0000" if self.ugi else "pass"
         return square_name(move)
 
-    # --- commands -----------------------------------------------------------------------------
+    def require_idle(self, what: str) -> None:
+        """Return when no search runs; wait for one being stopped; else ProtocolError."""
+        if not self._active:
+            return
+        if self._stopping and self._idle.wait(2.0):
+            return
+        raise ProtocolError(f"{what} while a search runs: send stop first")
+
+    # --- handshake and options -------------------------------------------------------------------
     def cmd_uci(self, args: list[str]) -> None:
+        self.ugi = False
         self.handshake("uciok")
 
     def cmd_ugi(self, args: list[str]) -> None:
@@ -73,129 +371,47 @@ class UciSession:
     def handshake(self, ok: str) -> None:
         self.out(f"id name {ENGINE_NAME}")
         self.out(f"id author {ENGINE_AUTHOR}")
-        self.out("option name Hash type spin default 16 min 1 max 4096")
-        self.out("option name MultiPV type spin default 1 min 1 max 64")
-        self.out("option name Move Overhead type spin default 30 min 0 max 5000")
+        for opt in OPTIONS:
+            self.out(opt.declaration())
         self.out(ok)
 
     def cmd_isready(self, args: list[str]) -> None:
         self.out("readyok")
 
-    def cmd_ucinewgame(self, args: list[str]) -> None:
-        self.busy_check()
-        self.engine.new_game()
-        self.board = Board(self.board.size)
+    def cmd_ignored(self, args: list[str]) -> None:
+        """UCI commands with nothing to do here (debug, register)."""
 
-    cmd_uginewgame = cmd_ucinewgame
+    def cmd_newgame(self, args: list[str]) -> None:
+        self.require_idle("ucinewgame")
+        self.engine.new_game()
+        self.board = Board(self.board.size if self.board.size % 2 == 0 else 8)
 
     def cmd_setoption(self, args: list[str]) -> None:
-        self.busy_check()
-        text = " ".join(args)
-        if not text.startswith("name ") or " value " not in text:
-            raise ProtocolError(f"bad setoption {text!r}: expected 'name <Name> value <v>'")
-        name, value = text[5:].split(" value ", 1)
-        name, value = name.strip(), value.strip()
-        key = name.lower()
-        try:
-            number = int(value)
-        except ValueError:
-            raise ProtocolError(f"bad value {value!r} for option {name!r}: expected an integer") from None
-        if key == "hash" and 1 <= number <= 4096:
-            self.engine.set_hash(number)
-        elif key == "multipv" and 1 <= number <= 64:
-            self.engine.multipv = number
-        elif key == "move overhead" and 0 <= number <= 5000:
-            self.engine.move_overhead = number / 1000
-        elif key in ("hash", "multipv", "move overhead"):
-            raise ProtocolError(f"value {number} for option {name!r} is out of range")
+        lowered = [a.lower() for a in args]
+        if not args or lowered[0] != "name" or len(args) < 2:
+            raise ProtocolError("setoption: expected 'setoption name <Name> [value <v>]'")
+        if "value" in lowered[1:]:
+            j = lowered.index("value", 1)
+            name, value = " ".join(args[1:j]), " ".join(args[j + 1:])
         else:
-            raise ProtocolError(f"unknown option {name!r}")
+            name, value = " ".join(args[1:]), None
+        opt = next((o for o in OPTIONS if o.name.lower() == name.lower()), None)
+        if opt is None:
+            raise ProtocolError(f"setoption: unknown option {quote(name)}; options are "
+                                + ", ".join(o.name for o in OPTIONS))
+        parsed = opt.parse(value)
+        self.require_idle("setoption")
+        opt.apply(self, parsed)
+        if opt.kind != "button":
+            self.settings[opt.name] = parsed
 
-    def busy_check(self) -> None:
-        if self.engine.is_searching:
-            raise ProtocolError("the engine is searching; send stop first")
-
+    # --- position and queries --------------------------------------------------------------------
     def cmd_position(self, args: list[str]) -> None:
-        self.busy_check()
-        if not args:
-            raise ProtocolError("position needs startpos, board or fen")
-        if "moves" in args:
-            i = args.index("moves")
-            head, moves = args[:i], args[i + 1:]
-        else:
-            head, moves = args, []
-        kind = head[0]
-        if kind == "startpos":
-            board = Board(int(head[1]) if len(head) > 1 and head[1].isdigit() else 8)
-        elif kind == "board" and len(head) == 3:
-            board = Board.from_cells(head[1], head[2])
-        elif kind == "fen" and len(head) == 3:
-            board = Board.from_fen(head[1] + " " + head[2])
-        else:
-            raise ProtocolError(f"bad position {' '.join(args)!r}")
-        for m in moves:
-            board.push_str(m)
-        self.board = board
-
-    def cmd_go(self, args: list[str]) -> None:
-        self.busy_check()
-        opts: dict[str, int] = {}
-        flags = set()
-        i = 0
-        while i < len(args):
-            key = args[i]
-            if key in ("infinite",):
-                flags.add(key)
-                i += 1
-                continue
-            if i + 1 >= len(args):
-                raise ProtocolError(f"go: {key!r} needs a value")
-            try:
-                opts[key] = int(args[i + 1])
-            except ValueError:
-                raise ProtocolError(f"go: bad number {args[i + 1]!r} for {key!r}") from None
-            i += 2
-        if "perft" in opts:
-            self.perft(opts["perft"])
-            return
-        bt = opts.get("btime", opts.get("p1time"))
-        wt = opts.get("wtime", opts.get("p2time"))
-        limit = Limit(depth=opts.get("depth"), nodes=opts.get("nodes"),
-                      time=opts["movetime"] / 1000 if "movetime" in opts else None,
-                      black_clock=bt / 1000 if bt is not None else None,
-                      white_clock=wt / 1000 if wt is not None else None,
-                      black_inc=opts.get("binc", opts.get("p1inc", 0)) / 1000,
-                      white_inc=opts.get("winc", opts.get("p2inc", 0)) / 1000,
-                      moves_to_go=opts.get("movestogo"), infinite="infinite" in flags)
-        self.engine.start(self.board, limit, on_info=self.send_info, on_done=self.send_bestmove)
-
-    def send_info(self, info: SearchInfo) -> None:
-        for k, line in enumerate(info.lines, 1):
-            score = (f"disc {line.score // 100:+d}" if info.exact else f"cp {line.score}")
-            multipv = f" multipv {k}" if len(info.lines) > 1 else ""
-            pv = " ".join(self.move_text(m) for m in line.pv)
-            self.out(f"info depth {info.depth} seldepth {info.seldepth}{multipv} score {score} "
-                     f"nodes {info.nodes} nps {info.nps} time {int(info.time * 1000)} pv {pv}")
-
-    def send_bestmove(self, result: SearchResult) -> None:
-        self.out(f"bestmove {self.move_text(result.best_move)}")
-
-    def cmd_stop(self, args: list[str]) -> None:
-        self.engine.stop()
-
-    def perft(self, depth: int) -> None:
-        from othello_engine import _core
-        total = 0
-        b = self.board
-        for m in b.legal_moves() or ([PASS] if b.must_pass() else []):
-            p, o = _core.make_move(b.player, b.opponent, m)
-            n = _core.perft(p, o, depth - 1, b.mask) if depth > 0 else 1
-            total += n
-            self.out(f"{self.move_text(m)}: {n}")
-        self.out(f"nodes {total}")
+        self.require_idle("position")
+        self.board = parse_position(args)
 
     def cmd_query(self, args: list[str]) -> None:
-        what = args[0] if args else ""
+        what = args[0].lower() if args else ""
         b = self.board
         if what == "p1turn":
             self.out("response " + ("true" if b.turn == BLACK else "false"))
@@ -208,12 +424,132 @@ class UciSession:
                 d = b.disc_difference()
                 self.out("response " + ("p1win" if d > 0 else "p2win" if d < 0 else "draw"))
         else:
-            raise ProtocolError(f"unknown query {what!r}")
+            raise ProtocolError(f"query: unknown question {quote(args[0]) if args else '(none)'}: "
+                                "expected p1turn, gameover or result")
 
     def cmd_d(self, args: list[str]) -> None:
-        for row in str(self.board).splitlines():
+        b = self.board
+        for row in str(b).splitlines():
             self.out(row)
-        self.out(f"fen {self.board.fen()}")
-        side = "black" if self.board.turn == BLACK else "white"
-        self.out(f"side {side} black {self.board.count(0)} white {self.board.count(1)}")
-        self.out("legal " + " ".join(square_name(m) for m in self.board.legal_moves()))
+        self.out(f"fen {b.fen()}")
+        self.out(f"board {b.cells()} {'b' if b.turn == BLACK else 'w'}")
+        self.out(f"side {'black' if b.turn == BLACK else 'white'}")
+        self.out(f"discs black {b.count(0)} white {b.count(1)} empties {b.empties}")
+        legal = b.legal_moves()
+        if legal:
+            self.out("legal " + " ".join(square_name(m) for m in legal))
+        else:
+            self.out("legal " + (self.move_text(PASS) if b.must_pass() else "none"))
+        self.out("moves " + " ".join(self.move_text(m) for m in b.move_stack))
+
+    def cmd_eval(self, args: list[str]) -> None:
+        for key, value in self.engine.evaluation(self.board).items():
+            shown = f"{value:.3f}" if isinstance(value, float) else str(value)
+            self.out(f"eval {str(key).replace(' ', '_')} {shown}")
+
+    def cmd_help(self, args: list[str]) -> None:
+        self.out("info string commands: uci ugi isready setoption ucinewgame uginewgame position go "
+                 "stop quit query d eval help; see protocol_spec.md")
+
+    # --- searching ----------------------------------------------------------------------------------
+    def cmd_go(self, args: list[str]) -> None:
+        self.require_idle("go")
+        request = parse_go(args, self.board)
+        with self._lock:
+            self._active = True
+            self._stopping = False
+            self._held = None
+            self._infinite = request.limit.infinite
+            self._go_board = self.board.copy()
+            self._idle.clear()
+        if request.perft is not None:
+            self._perft_stop.clear()
+            threading.Thread(target=self._run_perft, args=(self._go_board, request.perft),
+                             name="perft", daemon=True).start()
+            return
+        self.engine.start(self._go_board, request.limit, on_info=self.send_info,
+                          on_done=self.search_done, root_moves=list(request.root_moves) or None)
+
+    def cmd_stop(self, args: list[str]) -> None:
+        with self._lock:
+            if not self._active:
+                return
+            self._stopping = True
+            held, self._held = self._held, None
+            if held is not None:
+                self._finish(held)
+                return
+        self._perft_stop.set()
+        self.engine.stop()
+
+    def send_info(self, info: SearchInfo) -> None:
+        for k, line in enumerate(info.lines, 1):
+            pv = " ".join(self.move_text(m) for m in line.pv)
+            self.out(f"info depth {info.depth} seldepth {info.seldepth} multipv {k} "
+                     f"score {self.score_text(line.score, info.exact)} nodes {info.nodes} "
+                     f"nps {info.nps} time {int(info.time * 1000)} pv {pv}")
+
+    @staticmethod
+    def score_text(score: int, exact: bool) -> str:
+        """``cp <centi-discs>`` for a heuristic score, ``disc <+-n>`` for a proven final result."""
+        return f"disc {round(score / 100):+d}" if exact else f"cp {score}"
+
+    def search_done(self, result: SearchResult) -> None:
+        """Engine callback (search thread): write the bestmove, or hold it for `go infinite`."""
+        with self._lock:
+            if self._infinite and not self._stopping:
+                self._held = result
+                return
+            self._finish(result)
+
+    def _finish(self, result: SearchResult) -> None:
+        """Write the single bestmove of the current go (call with the lock held)."""
+        if not self._active:
+            return
+        self._active = False
+        if result.best_move is None:
+            self.out(f"info depth 0 score {self.score_text(result.score, True)}")
+        self.out(f"bestmove {self.move_text(result.best_move)}")
+        self._idle.set()
+
+    def _thread_crashed(self, args: Any) -> None:
+        """threading.excepthook: a crash in the search thread still ends its go with a bestmove."""
+        if args.thread is None or args.thread.name != "search":
+            self._previous_hook(args)
+            return
+        traceback.print_exception(args.exc_type, args.exc_value, args.exc_traceback, file=sys.stderr)
+        self.error(f"internal error in the search: {args.exc_type.__name__}")
+        board = self._go_board
+        legal = board.legal_moves()
+        fallback = legal[0] if legal else PASS if board.must_pass() else None
+        with self._lock:
+            self._finish(SearchResult(best_move=fallback))
+
+    def _run_perft(self, board: Board, depth: int) -> None:
+        """go perft: one line per root move, then the total (perft thread)."""
+        started = time.monotonic()
+        total, stopped = 0, False
+        try:
+            if depth == 0 or board.is_game_over():
+                total = _core.perft(board.player, board.opponent, depth, board.mask)
+            else:
+                roots = board.legal_moves() or [PASS]
+                for move in roots:
+                    if self._perft_stop.is_set():
+                        stopped = True
+                        break
+                    p, o = _core.make_move(board.player, board.opponent, move)
+                    n = _core.perft(p, o, depth - 1, board.mask, True)
+                    total += n
+                    self.out(f"{self.move_text(move)}: {n}")
+        except Exception as exc:
+            traceback.print_exc(file=sys.stderr)
+            self.error(f"internal error in perft: {type(exc).__name__}")
+        elapsed = time.monotonic() - started
+        with self._lock:
+            self._active = False
+            if stopped:
+                self.out("info string perft stopped")
+            else:
+                self.out(f"nodes {total} time {int(elapsed * 1000)} nps {int(total / max(elapsed, 1e-6))}")
+            self._idle.set()

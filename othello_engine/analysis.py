@@ -1,0 +1,864 @@
+"""othello-analyze: positions in (OBF, board strings, FEN, move lists, GGF games), analysis out.
+
+The API under the command: :func:`parse_line` reads one input line into positions,
+:func:`analyse_lines` runs them through engine processes (in parallel, output in input order)
+and yields :class:`Record` values; :func:`main` is the command line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import itertools
+import json
+import os
+import queue
+import re
+import shlex
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import IO, Any, Callable, Iterable, Iterator, Mapping, Optional, Sequence
+
+from othello_engine.board import (BLACK, PASS, Board, OthelloError, Square, parse_ggf, parse_obf,
+                                  parse_square, square_name)
+from othello_engine.client import (Engine, EngineError, EngineTerminatedError, EngineTimeoutError,
+                                   Info, Limit, PlayResult)
+
+FORMATS = ("obf", "board", "fen", "moves", "ggf")
+DEFAULT_DEPTH = 10
+DEFAULT_ENGINE = [sys.executable, "-m", "othello_engine"]
+
+
+class InputError(ValueError):
+    """An input line that cannot be read as a position or game."""
+
+
+# --- input ---------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Position:
+    """One position to analyse, with where it came from. ``known`` holds OBF move scores (discs,
+    side to move); ``ply``/``played`` the number (1-based) and move of a game's next move."""
+
+    board: Board
+    known: tuple[tuple[Square, int], ...] = ()
+    ply: Optional[int] = None
+    played: Optional[Square] = None
+
+
+_CELLS = re.compile(r"^[-.xXoObBwW*]+$")
+_MOVES = re.compile(r"^(?:\s*(?:[a-hA-H][1-8]|pass|PA|pa|@@))+\s*$")
+
+
+def _is_cells(token: str) -> bool:
+    n = len(token)
+    return bool(_CELLS.match(token)) and any(n == k * k for k in range(3, 9))
+
+
+def detect_format(text: str) -> str:
+    """Guess the format of an input line (see :data:`FORMATS`).
+
+    >>> detect_format("(;GM[Othello]BO[8 ...];)"), detect_format("f5 d6 c3"), detect_format("f5d6")
+    ('ggf', 'moves', 'moves')
+    >>> detect_format("8/8/8/3ox3/3xo3/8/8/8 x"), detect_format("-" * 64 + " X; G8:+18;")
+    ('fen', 'obf')
+    >>> detect_format("-" * 64 + " X"), detect_format("hello")
+    ('board', 'unknown')
+    """
+    t = text.strip()
+    if t.startswith("(;"):
+        return "ggf"
+    first = t.split()[0] if t.split() else ""
+    if "/" in first:
+        return "fen"
+    if ";" in t:
+        return "obf"
+    fields = t.split()
+    # a wrong length still counts as a board string, so the error says what is wrong with it
+    if len(fields) == 2 and _CELLS.match(fields[0]) and len(fields[0]) >= 9 and fields[1].lower() in (
+            "x", "o", "b", "w", "*", "black", "white"):
+        return "board"
+    if len(fields) == 1 and len(t) > 9 and _is_cells(t[:-1]) and t[-1].lower() in "xobw*":
+        return "board"
+    if _MOVES.match(t):
+        return "moves"
+    return "unknown"
+
+
+def _moves_board(text: str) -> Board:
+    board = Board()
+    tokens = re.findall(r"[a-hA-H][1-8]|pass|PA|pa|@@|\S", text)
+    for i, token in enumerate(tokens, 1):
+        try:
+            move = parse_square(token)
+            if move != PASS and board.must_pass():
+                board.push(PASS)  # a forced pass may be left out of a move list
+            board.push(move)
+        except OthelloError as exc:
+            raise InputError(f"move {i} ({token!r}): {exc}") from None
+    return board
+
+
+def parse_line(text: str, fmt: str = "auto") -> tuple[str, list[Position]]:
+    """Read one input line in the given format (``auto``: detect it); return the format and the
+    positions to analyse: one, or for a GGF game every position before a move. InputError
+    says why a line cannot be read.
+
+    >>> fmt, positions = parse_line("f5 d6 c3")
+    >>> fmt, positions[0].board.empties
+    ('moves', 57)
+    """
+    if fmt == "auto":
+        fmt = detect_format(text)
+        if fmt == "unknown":
+            raise InputError("not a position: expected OBF, a board string with its side, a UGI "
+                             "FEN, a move list or a GGF game")
+    elif fmt not in FORMATS:
+        raise InputError(f"unknown format {fmt!r}")
+    try:
+        if fmt == "obf":
+            board, known = parse_obf(text)
+            return fmt, [Position(board, tuple(known))]
+        if fmt == "board":
+            fields = text.split()
+            if len(fields) == 1:
+                fields = [fields[0][:-1], fields[0][-1]]
+            if len(fields) != 2:
+                raise InputError("a board string is '<cells> <side>'")
+            return fmt, [Position(Board.from_cells(fields[0], fields[1]))]
+        if fmt == "fen":
+            return fmt, [Position(Board.from_fen(text.strip()))]
+        if fmt == "moves":
+            return fmt, [Position(_moves_board(text))]
+        record = parse_ggf(text)
+        game = record.board
+        board = game.replay()
+        positions = []
+        for ply, move in enumerate(game.move_stack, 1):
+            positions.append(Position(board.copy(), ply=ply, played=move))
+            board.push(move)
+        if not positions:
+            raise InputError("the game has no moves")
+        return fmt, positions
+    except OthelloError as exc:
+        if isinstance(exc, InputError):
+            raise
+        raise InputError(str(exc)) from None
+
+
+# --- output records --------------------------------------------------------------------------------
+
+def _discs(score: Optional[int], exact: bool) -> Optional[float]:
+    """A centi-disc score as discs: an int when exact, two decimals otherwise."""
+    if score is None:
+        return None
+    return score // 100 if exact else round(score / 100, 2)
+
+
+def _move_name(move: Optional[Square]) -> Optional[str]:
+    return None if move is None else square_name(move)
+
+
+@dataclass(frozen=True)
+class Line:
+    """One multi-PV line: its move, score (discs, side to move), exactness and PV."""
+
+    move: Optional[str]
+    score: Optional[float]
+    exact: bool
+    depth: Optional[int]
+    pv: tuple[str, ...]
+    known: Optional[int] = None
+
+
+@dataclass(frozen=True)
+class Record:
+    """The analysis of one position, or an error for one input line (then ``error`` is set).
+    Scores are in discs for the side to move; ``black_score`` is the same from black's side."""
+
+    file: str
+    line: int
+    input: str
+    format: Optional[str] = None
+    error: Optional[str] = None
+    ply: Optional[int] = None
+    played: Optional[str] = None
+    fen: Optional[str] = None
+    side: Optional[str] = None
+    empties: Optional[int] = None
+    best: Optional[str] = None
+    score: Optional[float] = None
+    exact: bool = False
+    depth: Optional[int] = None
+    nodes: Optional[int] = None
+    time: Optional[float] = None
+    pv: tuple[str, ...] = ()
+    lines: tuple[Line, ...] = ()
+    known_best: tuple[str, ...] = ()
+    known_score: Optional[int] = None
+    agrees: Optional[bool] = None
+
+    @property
+    def black_score(self) -> Optional[float]:
+        if self.score is None or self.side is None:
+            return None
+        return self.score if self.side == "black" else -self.score
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON object of this record: fields that do not apply to its kind are left out."""
+        out: dict[str, Any] = {"file": self.file, "line": self.line, "input": self.input,
+                               "format": self.format}
+        if self.ply is not None:
+            out["ply"], out["played"] = self.ply, self.played
+        if self.error is not None:
+            out["error"] = self.error
+            return out
+        out.update(fen=self.fen, side=self.side, empties=self.empties, best=self.best,
+                   score=self.score, exact=self.exact, depth=self.depth, nodes=self.nodes,
+                   time=self.time, pv=list(self.pv))
+        if self.ply is not None:
+            out["black_score"] = self.black_score
+        if len(self.lines) > 1:
+            out["lines"] = [{"move": ln.move, "score": ln.score, "exact": ln.exact,
+                             "depth": ln.depth, "pv": list(ln.pv),
+                             **({"known": ln.known} if self.known_score is not None else {})}
+                            for ln in self.lines]
+        if self.known_score is not None:
+            out.update(known_best=list(self.known_best), known_score=self.known_score,
+                       agrees=self.agrees)
+        return out
+
+
+def make_record(file: str, line: int, text: str, fmt: str, pos: Position, result: PlayResult,
+                elapsed: float, flip: bool = False) -> Record:
+    """Turn an engine's answer into a record. flip: the engine searched the position after a
+    forced pass, so its scores are negated and the pass is put in front."""
+    board = pos.board
+    sign = -1 if flip else 1
+
+    def line_of(info: Info) -> Line:
+        pv = tuple(square_name(m) for m in info.pv)
+        move = _move_name(info.move)
+        if flip:
+            pv, move = ("pass",) + pv, "pass"
+        score = None if info.score is None else sign * info.score
+        return Line(move, _discs(score, info.exact), info.exact, info.depth, pv,
+                    known.get(info.move) if info.move is not None and not flip else None)
+
+    known = dict(pos.known)
+    main = line_of(result.info)
+    lines = tuple(line_of(i) for i in result.lines) or (main,)
+    best = "pass" if flip else _move_name(result.move)
+    known_score = max(known.values()) if known else None
+    known_best = tuple(square_name(m) for m, s in pos.known if s == known_score)
+    agrees = None
+    if known_score is not None:
+        agrees = best in known_best and (not main.exact or main.score == known_score)
+    return Record(
+        file=file, line=line, input=text, format=fmt, ply=pos.ply,
+        played=None if pos.played is None else square_name(pos.played), fen=board.fen(),
+        side="black" if board.turn == BLACK else "white", empties=board.empties, best=best,
+        score=main.score, exact=main.exact, depth=result.info.depth, nodes=result.info.nodes,
+        time=round(elapsed, 3), pv=main.pv or ((best,) if best else ()), lines=lines,
+        known_best=known_best, known_score=known_score, agrees=agrees)
+
+
+def final_record(file: str, line: int, text: str, fmt: str, pos: Position) -> Record:
+    """A game-over position needs no engine: its score is the final disc difference."""
+    board = pos.board
+    d = board.disc_difference() * (1 if board.turn == BLACK else -1)
+    known = dict(pos.known)
+    known_score = max(known.values()) if known else None
+    return Record(file=file, line=line, input=text, format=fmt, ply=pos.ply, fen=board.fen(),
+                  side="black" if board.turn == BLACK else "white", empties=board.empties,
+                  best=None, score=d, exact=True, depth=0, nodes=0, time=0.0,
+                  known_score=known_score, agrees=None if known_score is None else d == known_score)
+
+
+# --- running engines -------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class _Task:
+    index: int
+    file: str
+    line: int
+    text: str
+    fmt: str
+    pos: Position
+
+
+@dataclass
+class EngineSpec:
+    """How to start an analysis engine."""
+
+    command: Sequence[str] = field(default_factory=lambda: list(DEFAULT_ENGINE))
+    protocol: str = "uci"
+    options: Mapping[str, Any] = field(default_factory=dict)
+    stderr: Optional[IO[str]] = None
+
+    def start(self) -> Engine:
+        return Engine.popen(self.command, self.protocol, options=self.options, stderr=self.stderr)
+
+
+class _Worker:
+    """One engine process and the retry policy around it."""
+
+    def __init__(self, spec: EngineSpec, engine: Engine) -> None:
+        self.spec = spec
+        self.engine: Optional[Engine] = engine
+        self.closed = False
+
+    def restart(self) -> None:
+        if self.engine is not None:
+            self.engine.close()
+        self.engine = None
+        if self.closed:
+            raise EngineTerminatedError("the analysis was stopped")
+        self.engine = self.spec.start()
+
+    def close(self) -> None:
+        self.closed = True
+        if self.engine is not None:
+            self.engine.close()
+            self.engine = None
+
+    def analyse(self, task: _Task, limit: Limit, multipv: int, timeout: Optional[float]) -> Record:
+        pos = task.pos
+        board = pos.board
+        if board.is_game_over():
+            return final_record(task.file, task.line, task.text, task.fmt, pos)
+        flip = board.must_pass()
+        if flip:
+            board = board.copy()
+            board.push(PASS)
+        last_error: Optional[Exception] = None
+        for attempt in (1, 2):
+            try:
+                if self.engine is None:
+                    self.restart()
+                assert self.engine is not None
+                started = time.monotonic()
+                result = self.engine.play(board, limit, multipv=multipv, timeout=timeout)
+                return make_record(task.file, task.line, task.text, task.fmt, pos, result,
+                                   time.monotonic() - started, flip)
+            except EngineTerminatedError as exc:
+                last_error = exc
+                try:
+                    self.restart()
+                except EngineError as again:
+                    return self.error(task, f"engine died ({exc}) and could not be restarted: "
+                                             f"{again}")
+            except EngineTimeoutError as exc:
+                if self.engine is not None and not self.engine.alive:
+                    self.close()  # it was killed for hanging; the next position gets a new one
+                return self.error(task, str(exc))
+            except EngineError as exc:
+                return self.error(task, str(exc))
+        return self.error(task, f"engine died twice on this position: {last_error}")
+
+    @staticmethod
+    def error(task: _Task, why: str) -> Record:
+        return Record(file=task.file, line=task.line, input=task.text, format=task.fmt,
+                      ply=task.pos.ply, played=None if task.pos.played is None
+                      else square_name(task.pos.played), error=why)
+
+
+Source = tuple[str, Iterable[str]]
+"""An input: its name (a path, ``-`` for stdin) and its lines."""
+
+
+def analyse_lines(sources: Sequence[Source], limit: Limit, *, spec: Optional[EngineSpec] = None,
+                  multipv: int = 1, jobs: int = 1, fmt: str = "auto",
+                  timeout: Optional[float] = None,
+                  on_progress: Optional[Callable[[int, Optional[int]], None]] = None
+                  ) -> Iterator[Record]:
+    """Analyse every position of the input lines with ``jobs`` engine processes and yield the
+    records in input order (a GGF game gives one record per move). Blank lines and lines
+    starting with ``#`` are skipped. on_progress(done, total) is called as positions finish
+    (total is None until all input is read). Engines are started first: EngineError if that
+    fails (before any record is yielded)."""
+    spec = spec or EngineSpec()
+    if jobs < 1:
+        raise ValueError(f"jobs must be at least 1, not {jobs}")
+    workers = _start_workers(spec, jobs)
+    return _run(sources, workers, limit, multipv, fmt, timeout, on_progress)
+
+
+def _run(sources: Sequence[Source], workers: list[_Worker], limit: Limit, multipv: int, fmt: str,
+         timeout: Optional[float], on_progress: Optional[Callable[[int, Optional[int]], None]]
+         ) -> Iterator[Record]:
+    tasks: queue.Queue[Optional[_Task]] = queue.Queue()
+    board = _ResultBoard()
+
+    def feed() -> None:
+        index = 0
+        try:
+            for name, lines in sources:
+                for number, raw in enumerate(lines, 1):
+                    if board.stopped:
+                        return
+                    text = raw.rstrip("\r\n")
+                    if not text.strip() or text.lstrip().startswith("#"):
+                        continue
+                    try:
+                        found, positions = parse_line(text, fmt)
+                    except InputError as exc:
+                        detected = detect_format(text) if fmt == "auto" else fmt
+                        board.publish(index, Record(
+                            file=name, line=number, input=text,
+                            format=None if detected == "unknown" else detected, error=str(exc)))
+                        index += 1
+                        continue
+                    for pos in positions:
+                        tasks.put(_Task(index, name, number, text, found, pos))
+                        index += 1
+        except (OSError, UnicodeError) as exc:
+            board.publish(index, Record(file="?", line=0, input="",
+                                        error=f"cannot read input: {exc}"))
+            index += 1
+        finally:
+            board.finish(index)
+            for _ in workers:
+                tasks.put(None)
+
+    def work(worker: _Worker) -> None:
+        while True:
+            task = tasks.get()
+            if task is None or board.stopped:
+                return
+            try:
+                record = worker.analyse(task, limit, multipv, timeout)
+            except Exception as exc:  # a bug must not lose the position or hang the run
+                record = _Worker.error(task, f"internal error: {exc!r}")
+            board.publish(task.index, record)
+
+    threads = [threading.Thread(target=feed, name="analyze-input", daemon=True)]
+    threads += [threading.Thread(target=work, args=(w,), name=f"analyze-{i}", daemon=True)
+                for i, w in enumerate(workers)]
+    for t in threads:
+        t.start()
+    try:
+        for index in itertools.count():
+            record = board.take(index, on_progress)
+            if record is None:
+                return
+            yield record
+    finally:
+        board.stopped = True
+        for w in workers:
+            w.close()  # also ends a search in progress: its process is gone
+        for _ in workers:
+            tasks.put(None)
+        for t in threads[1:]:
+            t.join(timeout=5)
+
+
+class _ResultBoard:
+    """Where workers leave records and the reader takes them in input order."""
+
+    def __init__(self) -> None:
+        self.cond = threading.Condition()
+        self.results: dict[int, Record] = {}
+        self.done = 0
+        self.total: Optional[int] = None
+        self.stopped = False
+
+    def publish(self, index: int, record: Record) -> None:
+        with self.cond:
+            self.results[index] = record
+            self.done += 1
+            self.cond.notify_all()
+
+    def finish(self, total: int) -> None:
+        with self.cond:
+            self.total = total
+            self.cond.notify_all()
+
+    def take(self, index: int, on_progress: Optional[Callable[[int, Optional[int]], None]]
+             ) -> Optional[Record]:
+        """The record at index, waiting for it; None after the last one."""
+        with self.cond:
+            while index not in self.results and (self.total is None or index < self.total):
+                self.cond.wait(0.2)
+                if on_progress is not None:
+                    on_progress(self.done, self.total)
+            record = self.results.pop(index, None)
+            done, total = self.done, self.total
+        if on_progress is not None:
+            on_progress(done, total)
+        return record
+
+
+def _start_workers(spec: EngineSpec, jobs: int) -> list[_Worker]:
+    engines: list[Optional[Engine]] = [None] * jobs
+    errors: list[Exception] = []
+
+    def start(i: int) -> None:
+        try:
+            engines[i] = spec.start()
+        except (EngineError, OSError, ValueError) as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=start, args=(i,)) for i in range(jobs)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    if errors:
+        for e in engines:
+            if e is not None:
+                e.close()
+        raise EngineError(str(errors[0])) if not isinstance(errors[0], EngineError) else errors[0]
+    return [_Worker(spec, e) for e in engines if e is not None]
+
+
+# --- output formats --------------------------------------------------------------------------------
+
+def _fmt_score(score: Optional[float], exact: bool) -> str:
+    if score is None:
+        return "?"
+    return f"{score:+d}" if exact and isinstance(score, int) else f"{score:+.2f}"
+
+
+def _fmt_count(n: Optional[int]) -> str:
+    if n is None:
+        return "-"
+    for unit, size in (("G", 1e9), ("M", 1e6), ("k", 1e3)):
+        if n >= size:
+            return f"{n / size:.1f}{unit}"
+    return str(n)
+
+
+class TableWriter:
+    """The readable table: one row per position, extra rows for multi-PV lines."""
+
+    header = (f"{'line':>8} {'ply':>3} {'empt':>4} {'side':5} {'best':4} {'score':>6} {'exact':5} "
+              f"{'depth':>5} {'nodes':>7} {'time':>7}  pv")
+
+    def __init__(self, out: IO[str], show_file: bool = False) -> None:
+        self.out = out
+        self.show_file = show_file
+        self.out.write(self.header + "\n")
+
+    def write(self, r: Record) -> None:
+        where = f"{r.file}:{r.line}" if self.show_file else str(r.line)
+        ply = "-" if r.ply is None else str(r.ply)
+        if r.error is not None:
+            self.out.write(f"{where:>8} {ply:>3} error: {r.error}\n")
+            return
+        pv = " ".join(r.pv[:12]) + (" ..." if len(r.pv) > 12 else "")
+        row = (f"{where:>8} {ply:>3} {r.empties:>4} {r.side or '':5} {r.best or '--':4} "
+               f"{_fmt_score(r.score, r.exact):>6} {'yes' if r.exact else 'no':5} "
+               f"{r.depth if r.depth is not None else '-':>5} {_fmt_count(r.nodes):>7} "
+               f"{r.time if r.time is not None else 0:>6.2f}s  {pv}")
+        if r.played is not None:
+            row += f"   (played {r.played})"
+        if r.known_score is not None:
+            verdict = "agrees" if r.agrees else "DISAGREES"
+            row += f"   [known {r.known_score:+d} {'/'.join(r.known_best)}: {verdict}]"
+        self.out.write(row + "\n")
+        for k, ln in enumerate(r.lines[1:], 2):
+            known = f"   [known {ln.known:+d}]" if ln.known is not None else ""
+            self.out.write(f"{'':>8} {'':>3} {'':>4} {k:>4}. {ln.move or '--':4} "
+                           f"{_fmt_score(ln.score, ln.exact):>6} {'yes' if ln.exact else 'no':5} "
+                           f"{ln.depth if ln.depth is not None else '-':>5} {'':>7} {'':>7}  "
+                           f"{' '.join(ln.pv[:12])}{known}\n")
+        self.out.flush()
+
+
+class JsonWriter:
+    """One JSON object per line (see :meth:`Record.to_json`)."""
+
+    def __init__(self, out: IO[str]) -> None:
+        self.out = out
+
+    def write(self, r: Record) -> None:
+        self.out.write(json.dumps(r.to_json()) + "\n")
+        self.out.flush()
+
+
+class CsvWriter:
+    """CSV with a header; one row per position, or per line with multi-PV (column ``multipv``)."""
+
+    columns = ("file", "line", "ply", "played", "format", "fen", "side", "empties", "multipv",
+               "move", "score", "exact", "depth", "nodes", "time", "pv", "known_score", "agrees",
+               "error")
+
+    def __init__(self, out: IO[str]) -> None:
+        self.out = out
+        self.writer = csv.writer(out, lineterminator="\n")
+        self.writer.writerow(self.columns)
+
+    def write(self, r: Record) -> None:
+        base = {"file": r.file, "line": r.line, "ply": r.ply, "played": r.played,
+                "format": r.format, "error": r.error}
+        if r.error is not None:
+            self.writer.writerow([base.get(c) for c in self.columns])
+        else:
+            for k, ln in enumerate(r.lines or (Line(r.best, r.score, r.exact, r.depth, r.pv),), 1):
+                row = dict(base, fen=r.fen, side=r.side, empties=r.empties, multipv=k,
+                           move=ln.move, score=ln.score, exact=int(ln.exact), depth=ln.depth,
+                           nodes=r.nodes, time=r.time, pv=" ".join(ln.pv),
+                           known_score=(ln.known if k > 1 else r.known_score),
+                           agrees=None if r.agrees is None or k > 1 else int(r.agrees))
+                self.writer.writerow(["" if row.get(c) is None else row.get(c)
+                                      for c in self.columns])
+        self.out.flush()
+
+
+# --- progress and plots -------------------------------------------------------------------------
+
+def _clock(seconds: float) -> str:
+    """``m:ss`` (``h:mm:ss`` from an hour on)."""
+    s = int(seconds + 0.5)
+    return f"{s // 3600}:{s // 60 % 60:02d}:{s % 60:02d}" if s >= 3600 else f"{s // 60}:{s % 60:02d}"
+
+
+class Progress:
+    """A one-line progress bar on a terminal: positions done, rate, time left."""
+
+    def __init__(self, stream: IO[str], enabled: bool) -> None:
+        self.stream = stream
+        self.enabled = enabled
+        self.started = time.monotonic()
+        self.last = 0.0
+        self.shown = False
+        self.done, self.total = 0, None  # type: tuple[int, Optional[int]]
+
+    def update(self, done: int, total: Optional[int]) -> None:
+        self.done, self.total = done, total
+        now = time.monotonic()
+        if self.enabled and now - self.last >= 0.1:
+            self.last = now
+            self.draw()
+
+    def draw(self) -> None:
+        if not self.enabled:
+            return
+        elapsed = time.monotonic() - self.started
+        rate = self.done / elapsed if elapsed > 0 else 0.0
+        if self.total:
+            width = 24
+            filled = int(width * self.done / self.total)
+            bar = "[" + "#" * filled + "." * (width - filled) + "]"
+            left = (self.total - self.done) / rate if rate > 0 else None
+            eta = "?" if left is None else _clock(left)
+            text = f"{bar} {self.done}/{self.total}  {rate:.2f}/s  left {eta}"
+        else:
+            text = f"{self.done} done  {rate:.2f}/s  (reading input)"
+        self.stream.write("\r" + text + "\x1b[K")
+        self.stream.flush()
+        self.shown = True
+
+    def clear(self) -> None:
+        if self.enabled and self.shown:
+            self.stream.write("\r\x1b[K")
+            self.stream.flush()
+            self.shown = False
+
+
+def plot_games(games: Mapping[tuple[str, int], list[Record]], path: str) -> list[str]:
+    """Draw each game's score graph: the score (discs, black's view) of the position after each
+    move, exact scores marked, the final result last. One game goes to path, several to
+    ``<stem>-<line><ext>``. Returns the files written."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
+
+    written = []
+    stem, ext = os.path.splitext(path)
+    for (name, line), records in games.items():
+        target = path if len(games) == 1 else f"{stem}-{line}{ext or '.png'}"
+        points = [(r.ply - 1, float(r.black_score), r.exact) for r in records
+                  if r.error is None and r.ply is not None and r.black_score is not None]
+        title = f"{'stdin' if name == '-' else os.path.basename(name)}, line {line}"
+        try:
+            game = parse_ggf(records[0].input)
+            if game.board.is_game_over():
+                points.append((len(game.board.move_stack), float(game.board.disc_difference()),
+                               True))
+            if game.black or game.white:
+                title = f"{game.black or '?'} (black) vs {game.white or '?'} (white) - {title}"
+        except OthelloError:
+            pass
+        fig, ax = plt.subplots(figsize=(9, 3.6), dpi=100)
+        if points:
+            xs = [p[0] for p in points]
+            ys = [p[1] for p in points]
+            ax.fill_between(xs, ys, 0, where=[y >= 0 for y in ys], color="#333333", alpha=0.35,
+                            interpolate=True, label="black ahead")
+            ax.fill_between(xs, ys, 0, where=[y <= 0 for y in ys], color="#bbbbbb", alpha=0.6,
+                            interpolate=True, label="white ahead")
+            ax.plot(xs, ys, color="black", linewidth=1.2, marker="o", markersize=2.5)
+            exact = [(x, y) for x, y, e in points if e]
+            if exact:
+                ax.plot([p[0] for p in exact], [p[1] for p in exact], "s", color="tab:red",
+                        markersize=3.5, label="exact")
+            ax.legend(loc="upper left", fontsize=8)
+        ax.axhline(0, color="grey", linewidth=0.8)
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.set_xlabel("moves played")
+        ax.set_ylabel("score for black (discs)")
+        ax.set_title(title, fontsize=10)
+        ax.grid(True, alpha=0.3)
+        fig.tight_layout()
+        fig.savefig(target)
+        plt.close(fig)
+        written.append(target)
+    return written
+
+
+# --- the command -------------------------------------------------------------------------------
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="othello-analyze",
+        description="Analyse Othello positions with an engine: one position or game per input "
+                    "line (OBF, '<cells> <side>' board strings, UGI FEN, move lists from the start "
+                    "such as 'f5d6c3' or 'f5 d6 c3', or GGF games analysed move by move). Blank "
+                    "lines and lines starting with '#' are skipped.",
+        epilog="Exit status: 0 when every line was analysed, 1 when some lines got an error "
+               "record, 2 for bad arguments or an engine that cannot start.")
+    p.add_argument("files", nargs="*", help="input files ('-' or none: standard input)")
+    p.add_argument("--format", choices=("auto",) + FORMATS, default="auto",
+                   help="input format (default: detect per line)")
+    lim = p.add_argument_group("limits (per position)")
+    lim.add_argument("--depth", type=int, help=f"search depth (default {DEFAULT_DEPTH} when no "
+                                                "other limit is given)")
+    lim.add_argument("--time", type=float, help="seconds per position")
+    lim.add_argument("--nodes", type=int, help="nodes per position")
+    lim.add_argument("--exact", action="store_true", help="solve to the exact final score")
+    lim.add_argument("--timeout", type=float,
+                     help="give up on a position after this many seconds (default: none, or "
+                          "--time plus 5 s)")
+    p.add_argument("--multipv", type=int, default=1, metavar="K", help="analyse the K best moves")
+    out = p.add_mutually_exclusive_group()
+    out.add_argument("--json", action="store_true", help="one JSON object per line")
+    out.add_argument("--csv", action="store_true", help="CSV with a header row")
+    p.add_argument("--jobs", "-j", type=int, default=1, metavar="N",
+                   help="engine processes in parallel (output stays in input order)")
+    p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+    p.add_argument("--plot", metavar="FILE.png",
+                   help="draw the score graph of each GGF game (needs matplotlib: "
+                        "pip install 'othello_engine[plot]')")
+    eng = p.add_argument_group("engine")
+    eng.add_argument("--engine", metavar="CMD",
+                     help="engine command line (default: this package's engine)")
+    eng.add_argument("--protocol", choices=("uci", "ugi"), default="uci")
+    eng.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
+                     help="set an engine option (repeatable)")
+    eng.add_argument("--hash", type=int, metavar="MB", help="transposition table size")
+    return p
+
+
+def _open_sources(paths: Sequence[str], stdin: IO[bytes]) -> list[Source]:
+    def lines_of(stream: IO[bytes]) -> Iterator[str]:
+        for raw in stream:
+            yield raw.decode("utf-8", errors="replace")
+
+    def file_lines(path: str) -> Iterator[str]:
+        with open(path, "rb") as f:
+            yield from lines_of(f)
+
+    if not paths:
+        return [("-", lines_of(stdin))]
+    return [(p, lines_of(stdin) if p == "-" else file_lines(p)) for p in paths]
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """``othello-analyze``: see ``othello-analyze --help``."""
+    parser = build_parser()
+    args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
+    err = sys.stderr
+
+    def fail(text: str) -> int:
+        err.write(f"othello-analyze: {text}\n")
+        return 2
+
+    for name in ("depth", "nodes", "jobs", "multipv", "hash"):
+        value = getattr(args, name)
+        if value is not None and value < 1:
+            return fail(f"--{name} must be at least 1, not {value}")
+    for name in ("time", "timeout"):
+        value = getattr(args, name)
+        if value is not None and value <= 0:
+            return fail(f"--{name} must be positive, not {value}")
+    for path in args.files:
+        if path != "-" and not os.path.isfile(path):
+            return fail(f"cannot read {path!r}: no such file")
+    if args.plot:
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            return fail("--plot needs matplotlib, an optional extra: "
+                        "pip install 'othello_engine[plot]'")
+    options: dict[str, Any] = {}
+    for item in args.option:
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip():
+            return fail(f"bad --option {item!r}: expected NAME=VALUE")
+        options[name.strip()] = value.strip()
+    if args.hash is not None:
+        options["Hash"] = args.hash
+
+    depth = args.depth
+    if depth is None and args.time is None and args.nodes is None and not args.exact:
+        depth = DEFAULT_DEPTH
+    limit = Limit(depth=depth, time=args.time, nodes=args.nodes, exact=args.exact)
+    command = shlex.split(args.engine) if args.engine else list(DEFAULT_ENGINE)
+    spec = EngineSpec(command, args.protocol, options, stderr=err)
+
+    progress = Progress(err, enabled=not args.quiet and err.isatty())
+    games: dict[tuple[str, int], list[Record]] = {}
+    failures = 0
+    try:
+        records = analyse_lines(_open_sources(args.files, sys.stdin.buffer), limit, spec=spec,
+                                multipv=args.multipv, jobs=args.jobs, fmt=args.format,
+                                timeout=args.timeout, on_progress=progress.update)
+        out = sys.stdout
+        if args.json:
+            writer: Any = JsonWriter(out)
+        elif args.csv:
+            writer = CsvWriter(out)
+        else:
+            writer = TableWriter(out, show_file=len(args.files) > 1)
+        shared = out.isatty()  # the bar and the rows share the terminal: move the bar down
+        for record in records:
+            if shared:
+                progress.clear()
+            writer.write(record)
+            if shared:
+                progress.draw()
+            if record.error is not None:
+                failures += 1
+            if args.plot and record.format == "ggf" and record.ply is not None:
+                games.setdefault((record.file, record.line), []).append(record)
+    except EngineError as exc:
+        progress.clear()
+        return fail(f"engine {shlex.join(command)!r}: {exc}")
+    except KeyboardInterrupt:
+        progress.clear()
+        err.write("othello-analyze: interrupted\n")
+        return 130
+    except BrokenPipeError:
+        try:
+            sys.stdout = io.TextIOWrapper(open(os.devnull, "wb"))
+        except OSError:
+            pass
+        return 0
+    progress.clear()
+    if args.plot:
+        if not games:
+            err.write("othello-analyze: --plot: no GGF game in the input, nothing drawn\n")
+        else:
+            for path in plot_games(games, args.plot):
+                err.write(f"othello-analyze: wrote {path}\n")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,299 @@
+"""othello-analyze through the real command: every input format, the output formats, order under
+--jobs, error records, engine restarts, exact FFO scores and the score plot."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any, Optional
+
+import pytest
+
+from othello_engine.board import PASS, Board, format_ggf, parse_obf, parse_square, square_name
+from othello_engine.analysis import Progress, detect_format
+
+ANALYZE = [sys.executable, "-m", "othello_engine.analysis"]
+FFO = Path("/work/shared/data/ffo/fforum-1-19.obf")
+PASS_POSITION = "XXXXXXXXXXXXXXXOXXXOOXOOXXXOXO-OXOOXOOOOXOOOOXO-X-OOOOXX----OXXX w"
+
+
+def run(args: list[str], stdin: str = "", timeout: float = 120,
+        command: Optional[list[str]] = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run((command or ANALYZE) + args, input=stdin, capture_output=True,
+                          text=True, timeout=timeout)
+
+
+def records(proc: subprocess.CompletedProcess[str]) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in proc.stdout.splitlines()]
+
+
+def solve(board: Board) -> int:
+    """Exact final disc difference for the side to move by plain negamax (the oracle)."""
+    if board.is_game_over():
+        d = board.disc_difference()
+        return d if board.turn == 0 else -d
+    best = -99
+    for move in board.legal_moves() or [PASS]:
+        board.push(move)
+        best = max(best, -solve(board))
+        board.pop()
+    return best
+
+
+def a_game(moves: int = 12) -> Board:
+    """A game from the start: always the first legal move (passes when forced)."""
+    board = Board()
+    while len(board.move_stack) < moves and not board.is_game_over():
+        board.push(board.legal_moves()[0] if board.legal_moves() else PASS)
+    return board
+
+
+def check_analysis(rec: dict[str, Any], board: Board) -> None:
+    """The fields of an analysis record, checked against the reference rules."""
+    assert rec["fen"] == board.fen()
+    assert rec["side"] == ("black" if board.turn == 0 else "white")
+    assert rec["empties"] == board.empties
+    assert board.is_legal(parse_square(rec["best"]))
+    assert rec["pv"][0] == rec["best"]
+    assert isinstance(rec["score"], (int, float)) and isinstance(rec["exact"], bool)
+    assert rec["depth"] >= 1 and rec["nodes"] >= 1 and rec["time"] >= 0
+
+
+# --- input formats -------------------------------------------------------------------------------
+
+def test_every_input_format_is_detected_and_analysed() -> None:
+    obf_line = FFO.read_text().splitlines()[0]
+    obf_board, _ = parse_obf(obf_line)
+    game = a_game(6)
+    moves = Board()
+    for m in ("f5", "d6", "c3", "d3", "c4"):
+        moves.push_str(m)
+    inputs = [
+        (obf_line, "obf", obf_board),
+        (obf_board.cells() + " X", "board", obf_board),
+        (obf_board.cells() + "X", "board", obf_board),
+        (moves.fen(), "fen", moves),
+        ("f5d6c3d3c4", "moves", moves),
+        ("F5 d6 C3 d3 c4", "moves", moves),
+    ]
+    text = "\n".join(t for t, _, _ in inputs) + "\n" + format_ggf(game, "ann", "bob") + "\n"
+    proc = run(["--json", "--depth", "2", "--quiet"], text)
+    assert proc.returncode == 0, proc.stderr
+    recs = records(proc)
+    assert len(recs) == len(inputs) + 6
+    for rec, (line, fmt, board) in zip(recs, inputs):
+        assert (rec["format"], rec["input"]) == (fmt, line)
+        check_analysis(rec, board)
+    assert [r["line"] for r in recs] == list(range(1, len(inputs) + 1)) + [len(inputs) + 1] * 6
+    replay = game.replay()
+    for ply, (rec, move) in enumerate(zip(recs[len(inputs):], game.move_stack), 1):
+        assert (rec["format"], rec["ply"]) == ("ggf", ply)
+        assert parse_square(rec["played"]) == move
+        check_analysis(rec, replay)
+        assert rec["black_score"] == (rec["score"] if replay.turn == 0 else -rec["score"])
+        replay.push(move)
+
+
+def test_forced_format_and_detection() -> None:
+    proc = run(["--json", "--depth", "1", "--format", "fen"], "f5d6\n8/8/8/3ox3/3xo3/8/8/8 x\n")
+    first, second = records(proc)
+    assert first["line"] == 1 and "FEN" in first["error"] and second["best"]
+    assert proc.returncode == 1
+    assert [detect_format(s) for s in ("f5 d6", "(;GM[Othello];)", "x y z")] == \
+        ["moves", "ggf", "unknown"]
+
+
+def test_bad_lines_get_error_records_and_the_run_goes_on() -> None:
+    text = "f5 d6\nnonsense here\n\n# a comment\nf5 f5\n" + "-" * 63 + " X\nf5\n"
+    proc = run(["--json", "--depth", "1"], text)
+    assert proc.returncode == 1
+    recs = records(proc)
+    assert [r["line"] for r in recs] == [1, 2, 5, 6, 7]
+    assert "best" in recs[0] and "best" in recs[4]
+    assert "not a position" in recs[1]["error"]
+    assert "move 2" in recs[2]["error"] and "occupied" in recs[2]["error"]
+    assert "63 cells" in recs[3]["error"]
+    assert all("error" not in r for r in (recs[0], recs[4]))
+
+
+def test_pass_and_game_over_positions() -> None:
+    over = Board.from_cells("X" * 64, "b").cells() + " O"
+    proc = run(["--json", "--exact"], PASS_POSITION + "\n" + over + "\n")
+    assert proc.returncode == 0, proc.stderr
+    passing, final = records(proc)
+    cells, side = PASS_POSITION.split()
+    board = Board.from_cells(cells, side)
+    assert board.must_pass()
+    assert passing["best"] == "pass" and passing["pv"][0] == "pass"
+    assert passing["exact"] and passing["score"] == solve(board)
+    assert final["best"] is None and final["exact"] and final["score"] == -64
+
+
+# --- output formats ------------------------------------------------------------------------------
+
+def test_table_is_the_default() -> None:
+    proc = run(["--depth", "2"], "f5 d6\nbad\n")
+    lines = proc.stdout.splitlines()
+    assert lines[0].split()[:4] == ["line", "ply", "empt", "side"]
+    assert lines[1].split()[0] == "1" and "white" not in lines[1] and " black " in lines[1]
+    assert lines[2].split()[:3] == ["2", "-", "error:"]
+
+
+def test_csv_has_a_row_per_multipv_line() -> None:
+    proc = run(["--csv", "--depth", "2", "--multipv", "3"], "f5\nf5 d6 c3 d3\n")
+    rows = list(csv.DictReader(io.StringIO(proc.stdout)))
+    assert [(r["line"], r["multipv"]) for r in rows] == [
+        ("1", "1"), ("1", "2"), ("1", "3"), ("2", "1"), ("2", "2"), ("2", "3")]
+    board = Board()
+    board.push_str("f5")
+    assert {r["move"] for r in rows[:3]} == {square_name(m) for m in board.legal_moves()}
+    assert all(r["fen"] == board.fen() for r in rows[:3])
+
+
+def test_json_multipv_lines_are_distinct_legal_moves() -> None:
+    proc = run(["--json", "--depth", "3", "--multipv", "2"], "f5 d6 c3\n")
+    (rec,) = records(proc)
+    board = Board()
+    for m in ("f5", "d6", "c3"):
+        board.push_str(m)
+    moves = [ln["move"] for ln in rec["lines"]]
+    assert len(set(moves)) == 2 and all(board.is_legal(parse_square(m)) for m in moves)
+    assert moves[0] == rec["best"]
+
+
+def test_jobs_keep_the_input_order() -> None:
+    # alternate slow and quick positions so that later lines finish first
+    lines = []
+    for i in range(8):
+        game = a_game(8 + i)
+        lines.append(game.fen())
+    proc = run(["--json", "--jobs", "2", "--depth", "4"], "\n".join(lines) + "\n")
+    recs = records(proc)
+    assert [r["line"] for r in recs] == list(range(1, 9))
+    assert [r["input"] for r in recs] == lines
+
+
+def test_engine_subcommand_and_progress_stays_off_without_a_terminal() -> None:
+    proc = run(["analyze", "--json", "--depth", "1"], "f5\n",
+               command=[sys.executable, "-m", "othello_engine"])
+    assert proc.returncode == 0 and records(proc)[0]["best"] in ("d6", "f6", "f4")
+    assert proc.stderr == ""
+
+
+def test_progress_bar_text() -> None:
+    out = io.StringIO()
+    bar = Progress(out, enabled=True)
+    bar.update(3, 12)
+    assert "3/12" in out.getvalue() and "/s" in out.getvalue() and "left" in out.getvalue()
+    bar.clear()
+    assert out.getvalue().endswith("\r\x1b[K")
+    quiet = io.StringIO()
+    Progress(quiet, enabled=False).update(1, 2)
+    assert quiet.getvalue() == ""
+
+
+# --- engines that fail -----------------------------------------------------------------------------
+
+FLAKY_ENGINE = textwrap.dedent("""
+    import os, sys
+    from othello_engine.protocol.loop import Output
+    from othello_engine.protocol.uci import UciSession
+    marker, mode = sys.argv[1], sys.argv[2]
+    session = UciSession(Output(sys.stdout))
+    position = ""
+    for line in sys.stdin:
+        if line.startswith("position"):
+            position = line
+        if line.startswith("go") and position.split()[-2:] == ["f5", "d6"]:
+            if mode == "always" or not os.path.exists(marker):
+                open(marker, "w").close()
+                os._exit(3)
+        if not session.handle(line.strip()):
+            break
+    session.close()
+""")
+
+
+@pytest.mark.parametrize("mode", ["once", "always"])
+def test_a_dead_engine_is_restarted_and_the_position_retried(tmp_path: Path, mode: str) -> None:
+    script = tmp_path / "flaky.py"
+    script.write_text(FLAKY_ENGINE)
+    engine = f"{sys.executable} {script} {tmp_path / 'died'} {mode}"
+    proc = run(["--json", "--depth", "1", "--engine", engine], "f5\nf5 d6\nf5 d6 c3\n")
+    recs = records(proc)
+    assert (tmp_path / "died").exists()
+    assert [r["line"] for r in recs] == [1, 2, 3]
+    assert "best" in recs[0] and "best" in recs[2]
+    if mode == "once":
+        assert proc.returncode == 0 and "best" in recs[1]
+    else:
+        assert proc.returncode == 1 and "died twice" in recs[1]["error"]
+        assert "code 3" in recs[1]["error"]
+
+
+def test_a_position_past_its_timeout_is_reported() -> None:
+    proc = run(["--json", "--depth", "60", "--timeout", "0.5"], "f5\n", timeout=60)
+    (rec,) = records(proc)
+    assert "within 0.5 s" in rec["error"] and proc.returncode == 1
+
+
+def test_an_engine_that_cannot_start_is_a_usage_error() -> None:
+    proc = run(["--engine", "/nonexistent/engine"], "f5\n")
+    assert proc.returncode == 2 and "cannot start" in proc.stderr and proc.stdout == ""
+
+
+# --- exact scores ----------------------------------------------------------------------------------
+
+@pytest.mark.slow
+def test_exact_scores_on_ffo_1_to_3_agree_with_the_suite() -> None:
+    lines = FFO.read_text().splitlines()[:3]
+    proc = run(["--json", "--exact", "--jobs", "2"], "\n".join(lines) + "\n", timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    recs = records(proc)
+    for rec, line in zip(recs, lines):
+        _, known = parse_obf(line)
+        assert rec["exact"] and rec["score"] == known[0][1] == rec["known_score"]
+        assert rec["agrees"] is True and rec["best"] in rec["known_best"]
+
+
+def test_obf_disagreement_is_reported() -> None:
+    line = FFO.read_text().splitlines()[0]
+    cells = line.split(";")[0]
+    # claim a wrong best score: an engine with any search cannot agree with it
+    proc = run(["--json", "--depth", "1"], cells + "; A4:+64;\n")
+    (rec,) = records(proc)
+    assert rec["known_score"] == 64 and rec["known_best"] == ["a4"] and rec["agrees"] is False
+
+
+# --- the plot --------------------------------------------------------------------------------------
+
+def test_plot_draws_a_png_for_a_game(tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib")
+    game = a_game(200)
+    assert game.is_game_over()
+    target = tmp_path / "game.png"
+    proc = run(["--quiet", "--depth", "1", "--plot", str(target), "--json"],
+               format_ggf(game, "ann", "bob") + "\n")
+    assert proc.returncode == 0, proc.stderr
+    assert len(records(proc)) == len(game.move_stack)
+    assert target.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and target.stat().st_size > 5000
+
+
+def test_plot_without_matplotlib_says_how_to_get_it() -> None:
+    code = ("import sys; sys.modules['matplotlib'] = None; "
+            "from othello_engine.analysis import main; sys.exit(main(sys.argv[1:]))")
+    proc = run(["--plot", "x.png"], "f5\n", command=[sys.executable, "-c", code])
+    assert proc.returncode == 2 and "pip install 'othello_engine[plot]'" in proc.stderr
+    assert not os.path.exists("x.png")
+
+
+def test_the_module_examples_run() -> None:
+    import doctest
+    import othello_engine.analysis as analysis
+    assert doctest.testmod(analysis).failed == 0

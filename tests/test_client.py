@@ -1,0 +1,270 @@
+"""The Python client against real engine processes: our engine over pipes, and small fake engines
+that misbehave on purpose (hang, die, play illegal moves)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import textwrap
+import time
+from typing import Iterator
+
+import pytest
+
+from othello_engine.board import PASS, Board, parse_obf, square_name
+from othello_engine.client import (Engine, EngineError, EngineProcess, EngineTerminatedError,
+                                   EngineTimeoutError, IllegalEngineMoveError, Info, Limit,
+                                   go_command, parse_info, position_command)
+
+ENGINE = [sys.executable, "-m", "othello_engine"]
+FFO = "/work/shared/data/ffo/fforum-1-19.obf"
+
+
+def reaped(pid: int) -> bool:
+    """True when no process (not even a zombie) with this pid is our child any more."""
+    try:
+        os.waitpid(pid, os.WNOHANG)
+    except ChildProcessError:
+        return True
+    return False
+
+
+def fake_engine(body: str) -> list[str]:
+    """A tiny UCI engine in Python: handshake and isready are answered; body handles the rest
+    (it sees `line` and `out(text)`)."""
+    script = textwrap.dedent("""
+        import sys
+        def out(text):
+            sys.stdout.write(text + "\\n"); sys.stdout.flush()
+        for line in sys.stdin:
+            line = line.strip()
+            if line == "uci":
+                out("id name fake"); out("uciok")
+            elif line == "isready":
+                out("readyok")
+            elif line == "quit":
+                break
+            else:
+        """) + textwrap.indent(textwrap.dedent(body), " " * 8)
+    return [sys.executable, "-c", script]
+
+
+@pytest.fixture(scope="module")
+def engine() -> Iterator[Engine]:
+    with Engine.popen(ENGINE) as e:
+        yield e
+
+
+def solve(board: Board) -> int:
+    """Exact final disc difference for the side to move, by plain negamax over the reference
+    rules (the oracle; only for a handful of empties)."""
+    if board.is_game_over():
+        d = board.disc_difference()
+        return d if board.turn == 0 else -d
+    best = -99
+    for move in board.legal_moves() or [PASS]:
+        board.push(move)
+        best = max(best, -solve(board))
+        board.pop()
+    return best
+
+
+# --- the wire ------------------------------------------------------------------------------------
+
+def test_position_command_carries_the_game() -> None:
+    b = Board()
+    for m in ("f5", "d6", "c3"):
+        b.push_str(m)
+    assert position_command(b) == "position startpos moves f5 d6 c3"
+    start, _ = parse_obf(open(FFO).readline())
+    start.push(start.legal_moves()[0])
+    cmd = position_command(start)
+    assert cmd.startswith("position board ") and cmd.endswith(" b moves " + square_name(start.move_stack[0]))
+    assert position_command(start, "ugi").startswith("position fen ")
+
+
+def test_go_command_maps_every_limit() -> None:
+    assert go_command(Limit(time=0.25)) == "go movetime 250"
+    assert go_command(Limit(black_clock=1, white_clock=2, white_inc=0.5, moves_to_go=10)) == \
+        "go btime 1000 wtime 2000 binc 0 winc 500 movestogo 10"
+    assert go_command(Limit(exact=True)) == "go depth 60"
+    assert go_command(None) == "go infinite"
+
+
+def test_parse_info_reads_scores_and_skips_noise() -> None:
+    i = parse_info("info depth 7 seldepth 9 currmove f5 score cp -35 lowerbound nodes 99 nps 9 "
+                   "hashfull 3 time 1500 pv f5 pass d6")
+    assert (i.depth, i.seldepth, i.score, i.exact, i.bound, i.nodes, i.time) == \
+        (7, 9, -35, False, "lower", 99, 1.5)
+    assert i.pv == (37, PASS, 43)
+    assert parse_info("info string hello world").string == "hello world"
+    assert parse_info("info depth x score disc 6").discs == 6
+
+
+# --- our engine ----------------------------------------------------------------------------------
+
+def test_handshake_reads_id_and_options(engine: Engine) -> None:
+    assert engine.id["name"].startswith("othello_engine")
+    assert engine.options["hash"].type == "spin"
+    assert engine.options["multipv"].max is not None and engine.options["multipv"].max >= 4
+
+
+def test_play_a_whole_game_with_legal_moves(engine: Engine) -> None:
+    board = Board(6)
+    engine.new_game()
+    while not board.is_game_over():
+        result = engine.play(board, Limit(depth=2))
+        assert result.move is not None
+        assert board.is_legal(result.move), (board.fen(), result.token)
+        board.push(result.move)
+    assert engine.play(board, Limit(depth=2)).move is None
+
+
+def test_play_respects_the_history_and_non_standard_starts(engine: Engine) -> None:
+    board, _ = parse_obf(open(FFO).readlines()[2])
+    for _ in range(3):
+        result = engine.play(board, Limit(depth=3))
+        assert result.move is not None and board.is_legal(result.move)
+        board.push(result.move)
+
+
+def test_play_with_a_clock_returns_in_time(engine: Engine) -> None:
+    t = time.monotonic()
+    result = engine.play(Board(), Limit(black_clock=1.0, white_clock=1.0))
+    assert result.move in Board().legal_moves()
+    assert time.monotonic() - t < 1.5
+
+
+def test_analyse_gives_exact_scores_that_match_the_oracle(engine: Engine) -> None:
+    board, _ = parse_obf(open(FFO).readline())
+    while board.empties > 9:
+        board.push(board.legal_moves()[0] if board.legal_moves() else PASS)
+    info = engine.analyse(board, Limit(exact=True), timeout=30)
+    assert info.exact and info.discs == solve(board.copy())
+    assert info.move is not None and board.is_legal(info.move)
+
+
+def test_analyse_multipv_lists_distinct_legal_moves(engine: Engine) -> None:
+    board = Board()
+    board.push_str("f5")
+    lines = engine.analyse(board, Limit(depth=3), multipv=2)
+    assert len(lines) == 2 and [i.multipv for i in lines] == [1, 2]
+    assert len({i.move for i in lines}) == 2 and all(board.is_legal(i.move) for i in lines)
+    more = engine.analyse(board, Limit(depth=2), multipv=10)
+    assert sorted(i.move for i in more) == board.legal_moves()  # only 3 moves exist
+    single = engine.analyse(board, Limit(depth=2))  # back to one line
+    assert isinstance(single, Info) and single.multipv == 1
+
+
+def test_streaming_analysis_deepens_and_stops(engine: Engine) -> None:
+    depths = []
+    t = time.monotonic()
+    with engine.analysis(Board()) as stream:  # no limit: runs until stopped
+        for info in stream:
+            depths.append(info.depth)
+            if info.depth is not None and info.depth >= 3:
+                stream.stop()
+    assert stream.result is not None and stream.result.move in Board().legal_moves()
+    assert depths[:3] == [1, 2, 3]
+    assert time.monotonic() - t < 10
+    assert engine.play(Board(), Limit(depth=1)).move is not None  # still in step
+
+
+def test_leaving_a_stream_early_stops_the_search(engine: Engine) -> None:
+    with engine.analysis(Board()) as stream:
+        assert stream.next(timeout=10) is not None
+    assert stream.done
+    assert engine.play(Board(), Limit(depth=1)).move is not None
+
+
+def test_a_search_past_its_timeout_raises_and_the_engine_recovers(engine: Engine) -> None:
+    t = time.monotonic()
+    with pytest.raises(EngineTimeoutError, match="0.3 s"):
+        engine.play(Board(), Limit(depth=60), timeout=0.3)
+    assert time.monotonic() - t < 5
+    assert engine.alive
+    assert engine.play(Board(), Limit(depth=1)).move is not None
+
+
+def test_bad_options_are_refused(engine: Engine) -> None:
+    with pytest.raises(EngineError, match="no option"):
+        engine.configure({"Colour": "blue"})
+    with pytest.raises(EngineError, match="out of range"):
+        engine.configure({"Hash": 0})
+    engine.configure({"Hash": 2, "move overhead": 10})
+
+
+def test_ugi_dialect_plays_on_a_small_board() -> None:
+    with Engine.popen(ENGINE, protocol="ugi") as e:
+        board = Board.from_fen("6/6/2ox2/2xo2/6/6 x")
+        board.push_str("c2")
+        result = e.play(board, Limit(depth=2))
+        assert result.move is not None and board.is_legal(result.move)
+
+
+def test_killed_engine_raises_and_is_reaped() -> None:
+    e = Engine.popen(ENGINE)
+    pid = e.pid
+    stream = e.analysis(Board())
+    assert stream.next(timeout=10) is not None
+    os.kill(pid, signal.SIGKILL)
+    with pytest.raises(EngineTerminatedError, match="SIGKILL"):
+        while stream.next(timeout=10) is not None:
+            pass
+    with pytest.raises(EngineTerminatedError):
+        e.play(Board(), Limit(depth=1))
+    assert e.close() == -signal.SIGKILL
+    assert reaped(pid)
+
+
+def test_context_manager_cleans_up_after_an_error() -> None:
+    with pytest.raises(ZeroDivisionError):
+        with Engine.popen(ENGINE) as e:
+            pid = e.pid
+            1 / 0
+    assert reaped(pid) and e.process.returncode == 0  # it quit when asked
+
+
+# --- misbehaving engines -------------------------------------------------------------------------
+
+def test_an_illegal_move_is_reported_with_its_text() -> None:
+    with Engine.popen(fake_engine('if line.startswith("go"): out("bestmove a1")')) as e:
+        with pytest.raises(IllegalEngineMoveError) as err:
+            e.play(Board(), Limit(depth=1))
+        assert err.value.token == "a1"
+
+
+def test_an_engine_that_never_answers_times_out_and_is_killed() -> None:
+    command = [sys.executable, "-c", "import signal, time; signal.signal(signal.SIGTERM, "
+               "signal.SIG_IGN); time.sleep(60)"]
+    t = time.monotonic()
+    with pytest.raises(EngineTimeoutError, match="uciok"):
+        Engine.popen(command, timeout=0.5)
+    assert time.monotonic() - t < 8  # quit, terminate (ignored), kill
+
+
+def test_an_engine_that_dies_on_go_reports_its_exit() -> None:
+    e = Engine.popen(fake_engine('if line.startswith("go"): sys.stderr.write("boom\\n"); sys.exit(3)'))
+    with pytest.raises(EngineTerminatedError, match="code 3.*boom"):
+        e.play(Board(), Limit(depth=1))
+    assert e.close() == 3 and reaped(e.pid)
+
+
+def test_process_layer_timeouts_and_eof() -> None:
+    with EngineProcess([sys.executable, "-c", "import sys; print(sys.stdin.readline().strip().upper())"]) as p:
+        with pytest.raises(EngineTimeoutError):
+            p.readline(timeout=0.2)
+        p.send("hi")
+        assert p.readline(timeout=10) == "HI"
+        with pytest.raises(EngineTerminatedError, match="code 0"):
+            p.readline(timeout=10)
+        with pytest.raises(EngineTerminatedError):
+            p.send("again")
+    assert reaped(p.pid)
+
+
+def test_the_module_examples_run() -> None:
+    import doctest
+    import othello_engine.client as client
+    assert doctest.testmod(client).failed == 0
