@@ -13,6 +13,7 @@ from typing import Any, Callable, Optional
 from othello_engine import __version__, _core
 from othello_engine.board import (BLACK, PASS, Board, OthelloError, Square, parse_square,
                                   square_name)
+from othello_engine.book import BookOptions, uci_book_reply
 from othello_engine.engine import Engine, Limit, SearchInfo, SearchResult
 
 ENGINE_NAME = f"othello_engine {__version__}"
@@ -111,11 +112,21 @@ def _clear_hash(session: "UciSession", value: None) -> None:
     session.engine.new_game()
 
 
+def _set_book(name: str) -> Callable[["UciSession", Any], None]:
+    def apply(session: "UciSession", value: Any) -> None:
+        text = ("true" if value else "false") if isinstance(value, bool) else str(value)
+        for line in session.book.set_option(name, text):  # book.py: BookOptions
+            session.out(line)
+    return apply
+
+
 OPTIONS: list[Option] = [
     Option("Hash", "spin", 16, 1, 4096, apply=_set_hash),
     Option("MultiPV", "spin", 1, 1, 64, apply=_set_multipv),
     Option("Move Overhead", "spin", 10, 0, 5000, apply=_set_overhead),
     Option("Clear Hash", "button", apply=_clear_hash),
+    Option("OwnBook", "check", False, apply=_set_book("OwnBook")),
+    Option("BookFile", "string", "", apply=_set_book("BookFile")),
 ]
 """Every option, in handshake order. To add one, append an Option here (its apply() does the rest)."""
 
@@ -295,6 +306,7 @@ class UciSession:
                                        move_overhead=self.settings["Move Overhead"] / 1000)
         self.board = Board()
         self.ugi = False
+        self.book = BookOptions()
         self._lock = threading.Lock()
         self._active = False          # a go is running and its bestmove is not written yet
         self._infinite = False
@@ -455,6 +467,11 @@ class UciSession:
     def cmd_go(self, args: list[str]) -> None:
         self.require_idle("go")
         request = parse_go(args, self.board)
+        limit = request.limit
+        if (request.perft is None and not (limit.infinite or limit.exact or limit.wld)
+                and not request.root_moves
+                and uci_book_reply(self.book, self.board, self.out, self.move_text)):
+            return  # the book move and its bestmove are written; no search
         with self._lock:
             self._active = True
             self._stopping = False
