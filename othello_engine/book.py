@@ -237,7 +237,8 @@ class Book:
         size, p, o, k = position_key(board.player, board.opponent, board.size)
         inverse = SYMMETRY_INVERSE[k]
         out = [BookMove(transform_square(m, inverse, size), s, d, bool(e), g)
-               for m, s, d, e, g in self._rows(size, p, o)]
+               for m, s, d, e, g in self._rows(size, p, o)
+               if isinstance(m, int) and 0 <= m <= PASS and (s is None or isinstance(s, int))]
         out.sort(key=lambda b: (b.score is None, -(b.score or 0), -b.depth, -b.games, b.move))
         return out
 
@@ -561,7 +562,7 @@ def safe_probe(book: Optional[Book], board: Board, margin: int = DEFAULT_MARGIN,
         return None
     try:
         return book.probe(board, margin=margin)
-    except (sqlite3.Error, BookError) as exc:
+    except (sqlite3.Error, ValueError, OverflowError, TypeError) as exc:  # a damaged book
         if warn is not None:
             warn(f"book not used: {exc}")
         return None
