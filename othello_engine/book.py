@@ -188,6 +188,7 @@ class Book:
         with self._lock:
             if self.writable and self.path != ":memory:":
                 try:
+                    self._conn.execute("PRAGMA busy_timeout=50")  # readers present: do not wait
                     self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
                     self._conn.execute("PRAGMA journal_mode=DELETE")
                 except sqlite3.Error:
