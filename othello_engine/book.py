@@ -377,14 +377,14 @@ class Book:
             known = rows.get(move)
             if known is not None and known[0] is not None and (known[2] or known[1] >= depth):
                 continue
-            child = Board.from_discs(size, cp, co, BLACK)
-            sign = -1
-            if child.must_pass():
-                child.push(PASS)
-                sign = 1
+            child = Board.from_discs(size, cp, co, BLACK)  # "black" = the side to move there
             if child.is_game_over():
-                score, exact, d = sign * 100 * child.disc_difference(), True, 60
+                score, exact, d = -100 * child.disc_difference(), True, 60
             else:
+                sign = -1
+                if child.must_pass():  # search on from our own turn again
+                    child.push(PASS)
+                    sign = 1
                 r = engine.search(child, Limit(depth=max(1, depth - 1)))
                 score, exact, d = sign * r.score, r.exact, (60 if r.exact else max(1, depth - 1) + 1)
             results.append((move, score, d, exact))

@@ -135,9 +135,31 @@ def test_deepen_negamaxes_to_the_solved_value_on_4x4() -> None:
         for _ in range(3):
             b.push(rng.choice(b.legal_moves()))
         book.add_game(b)
+    # and positions where a move forces the opponent to pass, or ends the game
+    rng = random.Random(99)
+    wanted = {"pass": 2, "end": 2}
+    while any(wanted.values()):
+        b = Board(4)
+        while not b.is_game_over():
+            moves = b.legal_moves()
+            if not moves:
+                b.push(PASS)
+                continue
+            for m in moves:
+                c = b.copy()
+                c.push(m)
+                kind = "end" if c.is_game_over() else "pass" if c.must_pass() else ""
+                if kind and wanted[kind] and not book.contains(b):
+                    wanted[kind] -= 1
+                    book.add_position(b)
+            b.push(rng.choice(moves))
     engine = Engine(hash_mb=1)
     searched = book.deepen(engine, 20)
     assert searched > 0
+    for line in export(book).splitlines()[1:]:
+        node = Board.from_relative(line.split()[1])
+        best = book.lookup(node)[0]
+        assert best.exact and best.score == 100 * solve(node.player, node.opponent, node.mask), line
     start = Board(4)
     for b in [start] + [parse_moves(square_name(m), 4) for m in start.legal_moves()]:
         hits = book.lookup(b)
