@@ -611,7 +611,9 @@ def nboard_book_lines(book: Optional[Book], board: Board, count: int = 1) -> lis
         name = "PA" if m.move == PASS else square_name(m.move).upper()
         assert m.score is not None
         depth = "100%" if m.exact else str(m.depth)
-        out.append(f"book {name} {m.score / 100:.2f} {m.games} {depth} from the book")
+        value = f"{m.score / 100:.2f}"
+        value = "0.00" if value == "-0.00" else value
+        out.append(f"book {name} {value} {m.games} {depth} from the book")
     return out
 
 
