@@ -493,3 +493,29 @@ def test_uci_engine_plays_book_moves_instantly(tmp_path: Path) -> None:
     finally:
         e.close()
     assert not (tmp_path / "missing.book").exists()
+
+
+def test_nboard_hint_sends_book_lines_and_learn_adds_the_game(tmp_path: Path) -> None:
+    pytest.importorskip("othello_engine.protocol.nboard")
+    path = tmp_path / "nboard.book"
+    after_f5 = parse_moves("f5")
+    with Book.open(path, write=True) as book:
+        book.set_move(after_f5, parse_square("f6"), 150, 12)
+        book.set_move(after_f5, parse_square("d6"), 50, 12)
+    game = parse_moves("f5d6c3d3c4")
+    proc = subprocess.Popen([sys.executable, "-m", "othello_engine"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "OTHELLO_ENGINE_BOOK": str(path)})
+    script = ["nboard 2", "set depth 2",
+              "set game " + format_ggf(after_f5, "a", "b"), "hint 2", "ping 1",
+              "set game " + format_ggf(game, "a", "b"), "learn", "ping 2", "quit"]
+    out, err = proc.communicate("\n".join(script) + "\n", timeout=60)
+    lines = out.splitlines()
+    assert "book F6 1.50 0 12 from the book" in lines and "book D6 0.50 0 12 from the book" in lines
+    assert lines.index("book F6 1.50 0 12 from the book") < lines.index("pong 1")
+    assert "learned" in lines and "Traceback" not in err
+    with Book.open(path) as book:
+        b = Board()
+        for move in game.move_stack:
+            assert any(m.move == move and m.games == 1 for m in book.lookup(b))
+            b.push(move)
