@@ -125,15 +125,18 @@ def test_forced_format_and_detection() -> None:
 
 
 def test_bad_lines_get_error_records_and_the_run_goes_on() -> None:
-    text = "f5 d6\nnonsense here\n\n# a comment\nf5 f5\n" + "-" * 63 + " X\nf5\n"
+    text = ("f5 d6\nnonsense here\n\n# a comment\nf5 f5\n" + "-" * 63 + " X\nf5\n"
+            "(;GM[Othello]B[A1];)\n8/8/8/8/8/8/8 x\n")
     proc = run(["--json", "--depth", "1"], text)
     assert proc.returncode == 1
     recs = records(proc)
-    assert [r["line"] for r in recs] == [1, 2, 5, 6, 7]
+    assert [r["line"] for r in recs] == [1, 2, 5, 6, 7, 8, 9]
     assert "best" in recs[0] and "best" in recs[4]
-    assert "not a position" in recs[1]["error"]
+    assert "not a position" in recs[1]["error"] and recs[1]["format"] is None
     assert "move 2" in recs[2]["error"] and "occupied" in recs[2]["error"]
-    assert "63 cells" in recs[3]["error"]
+    assert "63 cells" in recs[3]["error"] and recs[3]["format"] == "board"
+    assert recs[5]["format"] == "ggf" and "a1" in recs[5]["error"].lower()
+    assert recs[6]["format"] == "fen" and "bad FEN" in recs[6]["error"]
     assert all("error" not in r for r in (recs[0], recs[4]))
 
 
