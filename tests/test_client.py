@@ -12,7 +12,7 @@ from typing import Iterator
 
 import pytest
 
-from othello_engine.board import PASS, Board, square_name
+from othello_engine.board import PASS, Board, parse_square, square_name
 from othello_engine.client import (Engine, EngineError, EngineProcess, EngineTerminatedError,
                                    EngineTimeoutError, IllegalEngineMoveError, Info, Limit,
                                    go_command, parse_info, position_command)
@@ -279,3 +279,40 @@ def test_the_module_examples_run() -> None:
     import doctest
     import othello_engine.client as client
     assert doctest.testmod(client).failed == 0
+
+
+def test_a_rejected_go_raises_at_once_and_the_engine_stays_usable() -> None:
+    body = '''
+        if line.startswith("go") and "depth 1" in line:
+            out("info string error: go: depth 1 is not allowed here")
+        elif line.startswith("go"):
+            out("info depth 2 score cp 5 pv d3")
+            out("bestmove d3")
+    '''
+    with Engine.popen(fake_engine(body)) as e:
+        t = time.monotonic()
+        with pytest.raises(EngineError, match="rejected the search: error: go: depth 1"):
+            e.play(Board(), Limit(depth=1))
+        assert time.monotonic() - t < 5
+        result = e.play(Board(), Limit(depth=2))
+        assert result.move == parse_square("d3") and result.info.score == 5
+
+
+def test_a_rejected_position_is_not_searched() -> None:
+    body = '''
+        if line.startswith("position"):
+            out("info string error: position: no such thing")
+        elif line.startswith("go"):
+            out("bestmove d3")
+    '''
+    with Engine.popen(fake_engine(body)) as e:
+        with pytest.raises(EngineError, match="no such thing.*position startpos"):
+            e.play(Board(), Limit(depth=1))
+
+
+def test_the_log_sees_both_directions() -> None:
+    seen: list[tuple[str, str]] = []
+    with Engine.popen(ENGINE, log=lambda d, line: seen.append((d, line))) as e:
+        e.play(Board(), Limit(depth=1))
+    assert (">", "uci") in seen and ("<", "uciok") in seen
+    assert any(d == "<" and line.startswith("bestmove") for d, line in seen)
