@@ -383,3 +383,13 @@ def test_an_interrupted_run_closes_its_engines(sig: int, code: int) -> None:
     assert not any(os.path.exists(f"/proc/{pid}") for pid in engines)
     proc.stdout.close()  # type: ignore[union-attr]
     proc.stderr.close()  # type: ignore[union-attr]
+
+
+def test_plot_writes_one_file_per_game(tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib")
+    games = [format_ggf(a_game(n)) for n in (6, 8)]
+    text = games[0] + "\nf5 d6\n" + games[1] + "\n"
+    proc = run(["--depth", "1", "--plot", str(tmp_path / "g.png"), "--csv"], text)
+    assert proc.returncode == 0, proc.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["g-1.png", "g-3.png"]
+    assert "wrote" in proc.stderr
