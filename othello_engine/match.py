@@ -310,7 +310,7 @@ def play_game(number: int, black: Player, white: Player, opening: Opening, margi
         if board.must_pass():
             board.push(PASS)
             evals.append(None)
-            times.append(0.0)
+            times.append(None)
             continue
         color = board.turn
         player = players[color]

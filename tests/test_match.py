@@ -93,6 +93,22 @@ def test_self_play_and_random_mover_all_protocols(tmp_path: Path) -> None:
     assert "d3 vs r-gtp" in proc.stdout and "W-L-D" in proc.stdout
 
 
+def test_referee_clock(tmp_path: Path) -> None:
+    """A clock of 2 s + 0.05 s/move: the engine keeps within it, by the referee's own times."""
+    proc, data, ggf = run_match(tmp_path, "--engine", f"cmd={OURS}", "name=clock", "tc=2+0.05",
+                                "--engine", f"cmd={RANDOM}", "name=rnd", "--games", "2")
+    assert proc.returncode == 0, proc.stderr
+    assert [g["termination"] for g in data["games"]] == ["normal", "normal"]
+    for line in ggf:
+        rec = parse_ggf(line)
+        mine = 0 if rec.black == "clock" else 1
+        opening = len(parse_opening_line(data["games"][0]["opening"]).move_stack)
+        spent = [t for i, t in enumerate(rec.times) if i >= opening and (i % 2) == mine and t is not None]
+        assert spent and all(t >= 0 for t in spent) and max(spent) > 0
+        assert sum(spent) <= 2.0 + 0.05 * len(spent) + 0.5
+        replay_with_reference(line)
+
+
 BROKEN = [  # (fault flags, time control, expected termination)
     ("--fault crash --after 2", "depth=1", "crash"),
     ("--fault illegal --after 2", "depth=1", "illegal"),
