@@ -20,6 +20,9 @@ from othello_engine.board import BLACK, PASS, Board, OthelloError, format_ggf, p
 
 PROTOCOLS = ("uci", "ugi", "gtp", "nboard")
 
+NBOARD_DEFAULT_DEPTH = 12
+"""The ``set depth`` an NBoard engine gets when its time control has no depth."""
+
 
 class DriverError(ValueError):
     """A driver that cannot be built: unknown protocol, empty or missing command."""
@@ -418,7 +421,9 @@ class NBoardPlayer(Player):
 
     def handshake(self, deadline: float) -> None:
         self.send("nboard 2")
-        depth = self.spec.tc.depth if self.spec.tc.depth is not None else 60
+        # NBoard has no per-move time limit: without a depth the engine gets a modest one
+        # (the clock still goes to it in the game's TI, and the referee enforces it)
+        depth = self.spec.tc.depth if self.spec.tc.depth is not None else NBOARD_DEFAULT_DEPTH
         self.send(f"set depth {depth}")
         for name, value in self.spec.options:
             self.send(f"set {name} {value}".strip())

@@ -276,6 +276,17 @@ def test_shipped_openings_are_legal_distinct_lines() -> None:
         assert ref.status(grid, color) == "move"
 
 
+def test_referee_limits() -> None:
+    from othello_engine.drivers import TimeControl
+    from othello_engine.match import referee_limits
+    # (may take before losing, waits until): the smaller of clock and movetime, plus the margin
+    assert referee_limits(TimeControl(base=10), 3.0, 0.5, 60) == (3.5, 3.5)
+    assert referee_limits(TimeControl(movetime=0.2), None, 0.5, 60) == (0.7, 0.7)
+    assert referee_limits(TimeControl(base=10, movetime=2), 1.0, 0.25, 60) == (1.25, 1.25)
+    # depth or nodes only: no time loss, the move timeout bounds the wait
+    assert referee_limits(TimeControl(depth=5), None, 0.5, 60) == (None, 60)
+
+
 def test_parse_engine_errors_name_the_engine() -> None:
     spec = parse_engine(["cmd=othello-engine --x 'a b'", "name=z", "tc=5+0.05", "depth=6"])
     assert spec.command == ("othello-engine", "--x", "a b")
