@@ -744,7 +744,8 @@ def _game_line(game: GameResult, total: int) -> str:
 
 
 def main(argv: Optional[list[str]] = None) -> int:
-    """``othello-match``: run a match from the command line; 0 when it ran, 2 on bad input."""
+    """``othello-match``: run a match from the command line; 0 when it ran, 2 on bad input,
+    130 when interrupted (the games so far are reported)."""
     args = _build_parser().parse_args(argv)
     err: TextIO = sys.stderr
     try:
@@ -804,7 +805,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         else:
             with open(args.json, "w", encoding="utf-8") as f:
                 f.write(text + "\n")
-    return 0
+    return 130 if result.stopped_early == "interrupted" else 0
 
 
 if __name__ == "__main__":
