@@ -94,6 +94,16 @@ def test_self_play_and_random_mover_all_protocols(tmp_path: Path) -> None:
     assert "d3 vs r-gtp" in proc.stdout and "W-L-D" in proc.stdout
 
 
+def test_round_robin_with_shared_settings(tmp_path: Path) -> None:
+    proc, data, ggf = run_match(tmp_path, "--each", f"cmd={OURS}", "depth=1",
+                                "--engine", "name=a", "--engine", "name=b", "depth=2", "--engine", "name=c",
+                                "--games", "2")
+    assert proc.returncode == 0, proc.stderr
+    assert [(p["first"], p["second"]) for p in data["pairings"]] == [("a", "b"), ("a", "c"), ("b", "c")]
+    assert [e["time_control"] for e in data["engines"]] == ["depth 1", "depth 2", "depth 1"]
+    assert data["games_played"] == 6 and len(ggf) == 6
+
+
 def test_referee_clock(tmp_path: Path) -> None:
     """A clock of 1 s + 0.05 s/move: the engine keeps within it, by the referee's own times."""
     proc, data, ggf = run_match(tmp_path, "--engine", f"cmd={OURS}", "name=clock", "tc=1+0.05",
