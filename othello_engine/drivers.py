@@ -20,6 +20,9 @@ from othello_engine.board import BLACK, PASS, Board, OthelloError, format_ggf, p
 
 PROTOCOLS = ("uci", "ugi", "gtp", "nboard")
 
+NBOARD_DEFAULT_DEPTH = 12
+"""The ``set depth`` an NBoard engine gets when its time control has no depth."""
+
 
 class DriverError(ValueError):
     """A driver that cannot be built: unknown protocol, empty or missing command."""
@@ -236,11 +239,14 @@ def make_player(spec: EngineSpec) -> Player:
 def limit_of(request: MoveRequest) -> Limit:
     """The client's search limit for a move request."""
     tc = request.tc
-    clocks = tc.base is not None and request.black_clock is not None and request.white_clock is not None
-    return Limit(depth=tc.depth, nodes=tc.nodes, time=tc.movetime,
-                 black_clock=max(0.0, request.black_clock) if clocks else None,  # type: ignore[type-var]
-                 white_clock=max(0.0, request.white_clock) if clocks else None,  # type: ignore[type-var]
-                 black_inc=tc.inc if clocks else 0.0, white_inc=tc.inc if clocks else 0.0)
+    black, white = request.black_clock, request.white_clock
+    if tc.base is None or (black is None and white is None):
+        return Limit(depth=tc.depth, nodes=tc.nodes, time=tc.movetime)
+    # an opponent without a clock is shown the mover's own, so the engine sees a full go line
+    black = white if black is None else black
+    white = black if white is None else white
+    return Limit(depth=tc.depth, nodes=tc.nodes, time=tc.movetime, black_clock=max(0.0, black or 0.0),
+                 white_clock=max(0.0, white or 0.0), black_inc=tc.inc, white_inc=tc.inc)
 
 
 class UciPlayer(Player):
@@ -415,7 +421,9 @@ class NBoardPlayer(Player):
 
     def handshake(self, deadline: float) -> None:
         self.send("nboard 2")
-        depth = self.spec.tc.depth if self.spec.tc.depth is not None else 60
+        # NBoard has no per-move time limit: without a depth the engine gets a modest one
+        # (the clock still goes to it in the game's TI, and the referee enforces it)
+        depth = self.spec.tc.depth if self.spec.tc.depth is not None else NBOARD_DEFAULT_DEPTH
         self.send(f"set depth {depth}")
         for name, value in self.spec.options:
             self.send(f"set {name} {value}".strip())

@@ -310,7 +310,7 @@ def play_game(number: int, black: Player, white: Player, opening: Opening, margi
         if board.must_pass():
             board.push(PASS)
             evals.append(None)
-            times.append(0.0)
+            times.append(None)
             continue
         color = board.turn
         player = players[color]
@@ -513,6 +513,9 @@ class MatchResult:
             "engines": [{"name": e.name, "command": list(e.command), "protocol": e.protocol,
                          "id": self.engine_ids.get(e.name, ""), "time_control": str(e.tc),
                          "options": dict(e.options)} for e in cfg.engines],
+            "settings": {"games_per_pairing": cfg.games, "openings": len(cfg.openings),
+                         "concurrency": cfg.concurrency, "scheme": "gauntlet" if cfg.gauntlet else "round-robin",
+                         "margin": cfg.margin, "move_timeout": cfg.move_timeout},
             "games_scheduled": len(cfg.schedule()), "games_played": len(self.games),
             "stopped_early": self.stopped_early or None,
             "pairings": [p.summary() for p in self.pairings],
@@ -538,7 +541,8 @@ def run_match(config: MatchConfig, on_game: Optional[Callable[[GameResult, Match
               stop: Optional[threading.Event] = None) -> MatchResult:
     """Play the match. Every engine is started once first: one that cannot start or finish its
     handshake raises MatchError before any game. ``on_game`` is called (under a lock) after each
-    game; setting ``stop`` ends the match after the games in progress are aborted."""
+    game. An SPRT verdict starts no new game (those in progress finish and count); setting
+    ``stop`` aborts the games in progress after their current move (they are not counted)."""
     stop = stop or threading.Event()
     result = MatchResult(config=config)
     result.pairings = [PairingStats(config.engines[i].name, config.engines[j].name)
@@ -556,6 +560,7 @@ def run_match(config: MatchConfig, on_game: Optional[Callable[[GameResult, Match
     for job in config.schedule():
         jobs.put(job)
     lock = threading.Lock()
+    no_more = threading.Event()
     n_workers = min(config.concurrency, jobs.qsize())
 
     def record(game: GameResult) -> None:
@@ -564,18 +569,18 @@ def run_match(config: MatchConfig, on_game: Optional[Callable[[GameResult, Match
                 return
             result.games.append(game)
             result.pairing_of(game.black, game.white).add(game)
-            if config.sprt is not None:
+            if config.sprt is not None and not no_more.is_set():  # the SPRT ends at its crossing
                 p = result.pairings[0]
                 result.sprt = matchstats.sprt(p.wins, p.losses, p.draws, config.sprt)
-                if result.sprt.verdict and not stop.is_set():
+                if result.sprt.verdict and not no_more.is_set():
                     result.stopped_early = f"SPRT: {result.sprt.verdict} accepted"
-                    stop.set()
+                    no_more.set()  # games in progress still finish and count
             if on_game is not None:
                 on_game(game, result)
 
     def worker(pool: dict[str, Player]) -> None:
         try:
-            while not stop.is_set():
+            while not stop.is_set() and not no_more.is_set():
                 try:
                     number, bi, wi, opening = jobs.get_nowait()
                 except queue.Empty:
@@ -739,7 +744,8 @@ def _game_line(game: GameResult, total: int) -> str:
 
 
 def main(argv: Optional[list[str]] = None) -> int:
-    """``othello-match``: run a match from the command line; 0 when it ran, 2 on bad input."""
+    """``othello-match``: run a match from the command line; 0 when it ran, 2 on bad input,
+    130 when interrupted (the games so far are reported)."""
     args = _build_parser().parse_args(argv)
     err: TextIO = sys.stderr
     try:
@@ -791,13 +797,15 @@ def main(argv: Optional[list[str]] = None) -> int:
         err.write("\n")
     print(format_report(result))
     if args.json:
-        text = json.dumps(result.to_json(), indent=2)
+        data = result.to_json()
+        data["skipped_openings"] = [asdict(s) for s in skipped]
+        text = json.dumps(data, indent=2)
         if args.json == "-":
             print(text)
         else:
             with open(args.json, "w", encoding="utf-8") as f:
                 f.write(text + "\n")
-    return 0
+    return 130 if result.stopped_early == "interrupted" else 0
 
 
 if __name__ == "__main__":

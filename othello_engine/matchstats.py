@@ -71,11 +71,12 @@ class EloEstimate:
     margin: float
 
     def __str__(self) -> str:
-        return f"{_fmt(self.elo)} +/- {_fmt(self.margin)}"
+        margin = "inf" if math.isinf(self.margin) else f"{self.margin:.1f}"
+        return f"{_fmt(self.elo)} +/- {margin}"
 
 
 def _fmt(x: float) -> str:
-    return ("+inf" if x > 0 else "-inf") if math.isinf(x) else f"{x:.1f}"
+    return ("+inf" if x > 0 else "-inf") if math.isinf(x) else f"{x:+.1f}"
 
 
 def elo_estimate(wins: int, losses: int, draws: int) -> EloEstimate:
@@ -83,7 +84,7 @@ def elo_estimate(wins: int, losses: int, draws: int) -> EloEstimate:
     mapped through :func:`elo_from_score`, half its width (the convention of cutechess).
 
     >>> str(elo_estimate(50, 50, 0))
-    '0.0 +/- 69.0'
+    '+0.0 +/- 69.0'
     """
     n = _check_counts(wins, losses, draws)
     if not n:

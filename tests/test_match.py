@@ -3,6 +3,7 @@ gtp-rhino where installed; every game replayed through the reference rules."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import shlex
@@ -93,6 +94,32 @@ def test_self_play_and_random_mover_all_protocols(tmp_path: Path) -> None:
     assert "d3 vs r-gtp" in proc.stdout and "W-L-D" in proc.stdout
 
 
+def test_round_robin_with_shared_settings(tmp_path: Path) -> None:
+    proc, data, ggf = run_match(tmp_path, "--each", f"cmd={OURS}", "depth=1",
+                                "--engine", "name=a", "--engine", "name=b", "depth=2", "--engine", "name=c",
+                                "--games", "2")
+    assert proc.returncode == 0, proc.stderr
+    assert [(p["first"], p["second"]) for p in data["pairings"]] == [("a", "b"), ("a", "c"), ("b", "c")]
+    assert [e["time_control"] for e in data["engines"]] == ["depth 1", "depth 2", "depth 1"]
+    assert data["games_played"] == 6 and len(ggf) == 6
+
+
+def test_referee_clock(tmp_path: Path) -> None:
+    """A clock of 1 s + 0.05 s/move: the engine keeps within it, by the referee's own times."""
+    proc, data, ggf = run_match(tmp_path, "--engine", f"cmd={OURS}", "name=clock", "tc=1+0.05",
+                                "--engine", f"cmd={RANDOM}", "name=rnd", "--games", "2")
+    assert proc.returncode == 0, proc.stderr
+    assert [g["termination"] for g in data["games"]] == ["normal", "normal"]
+    for line in ggf:
+        rec = parse_ggf(line)
+        mine = 0 if rec.black == "clock" else 1
+        opening = len(parse_opening_line(data["games"][0]["opening"]).move_stack)
+        spent = [t for i, t in enumerate(rec.times) if i >= opening and (i % 2) == mine and t is not None]
+        assert spent and all(t >= 0 for t in spent) and max(spent) > 0
+        assert sum(spent) <= 1.0 + 0.05 * len(spent) + 0.5
+        replay_with_reference(line)
+
+
 BROKEN = [  # (fault flags, time control, expected termination)
     ("--fault crash --after 2", "depth=1", "crash"),
     ("--fault illegal --after 2", "depth=1", "illegal"),
@@ -156,6 +183,17 @@ def test_against_gtp_rhino(tmp_path: Path) -> None:
         assert replay_with_reference(line) == g["discs"]
 
 
+@pytest.mark.skipif(importlib.util.find_spec("othello_engine.protocol.nboard") is None,
+                    reason="our engine's NBoard session is not in this build")
+def test_our_engine_over_nboard(tmp_path: Path) -> None:
+    proc, data, ggf = run_match(tmp_path, "--engine", f"cmd={OURS}", "name=nb", "proto=nboard", "depth=2",
+                                "--engine", f"cmd={OURS}", "name=uci", "depth=2", "--games", "2")
+    assert proc.returncode == 0, proc.stderr
+    for g, line in zip(data["games"], ggf):
+        assert g["termination"] == "normal", g
+        assert replay_with_reference(line) == g["discs"]
+
+
 # --- bad input: a clear message naming the culprit, non-zero exit, no game -------------------------
 
 def test_engine_that_never_finishes_the_handshake(tmp_path: Path) -> None:
@@ -207,6 +245,7 @@ def test_bad_opening_line_is_skipped_and_reported(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert f"{f}:3" in proc.stderr and "'f5f5'" in proc.stderr
     assert f"{f}:5" in proc.stderr and "nonsense" in proc.stderr
+    assert [s["source"] for s in data["skipped_openings"]] == [f"{f}:3", f"{f}:5"]
     assert [g["opening"] for g in data["games"]][::2] == ["f5d6c3d3c4", "f5f6e6f4", "8/8/8/3ox3/3xo3/8/8/8 x"]
     # the opening's moves start the recorded game
     assert [m for m in parse_ggf(ggf[0]).board.move_stack[:5]] == parse_opening_line("f5d6c3d3c4").move_stack
@@ -245,6 +284,17 @@ def test_shipped_openings_are_legal_distinct_lines() -> None:
             grid = ref.play(grid, color, (move // 8, move % 8))
             color = ref.other(color)
         assert ref.status(grid, color) == "move"
+
+
+def test_referee_limits() -> None:
+    from othello_engine.drivers import TimeControl
+    from othello_engine.match import referee_limits
+    # (may take before losing, waits until): the smaller of clock and movetime, plus the margin
+    assert referee_limits(TimeControl(base=10), 3.0, 0.5, 60) == (3.5, 3.5)
+    assert referee_limits(TimeControl(movetime=0.2), None, 0.5, 60) == (0.7, 0.7)
+    assert referee_limits(TimeControl(base=10, movetime=2), 1.0, 0.25, 60) == (1.25, 1.25)
+    # depth or nodes only: no time loss, the move timeout bounds the wait
+    assert referee_limits(TimeControl(depth=5), None, 0.5, 60) == (None, 60)
 
 
 def test_parse_engine_errors_name_the_engine() -> None:

@@ -39,7 +39,8 @@ def test_elo_margin_by_hand() -> None:
     assert est.margin == pytest.approx((93.48 + 21.86) / 2, abs=0.02)
     # a clean sweep has no finite upper bound
     assert ms.elo_estimate(4, 0, 0).margin == math.inf
-    assert str(ms.elo_estimate(4, 0, 0)) == "+inf +/- +inf"
+    assert str(ms.elo_estimate(4, 0, 0)) == "+inf +/- inf"
+    assert str(ms.elo_estimate(40, 30, 30)) == "+34.9 +/- 57.7"
 
 
 def test_los_against_the_normal_table() -> None:

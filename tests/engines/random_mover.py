@@ -18,7 +18,7 @@ import random
 import sys
 import time
 
-from othello_engine.board import PASS, Board, parse_square, square_name
+from othello_engine.board import Board, parse_square, square_name
 
 
 def out(line: str) -> None:
