@@ -28,7 +28,7 @@ from othello_engine.client import (Engine, EngineError, EngineTerminatedError, E
                                    Info, Limit, PlayResult)
 
 FORMATS = ("obf", "board", "fen", "moves", "ggf")
-DEFAULT_DEPTH = 10
+DEFAULT_DEPTH = 12
 DEFAULT_ENGINE = [sys.executable, "-m", "othello_engine"]
 
 
@@ -698,7 +698,7 @@ def plot_games(games: Mapping[tuple[str, int], list[Record]], path: str) -> list
             if exact:
                 ax.plot([p[0] for p in exact], [p[1] for p in exact], "s", color="tab:red",
                         markersize=3.5, label="exact")
-            ax.legend(loc="upper left", fontsize=8)
+            ax.legend(loc="best", fontsize=8, framealpha=0.8)
         ax.axhline(0, color="grey", linewidth=0.8)
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_xlabel("moves played")
@@ -748,7 +748,8 @@ def build_parser() -> argparse.ArgumentParser:
     eng = p.add_argument_group("engine")
     eng.add_argument("--engine", metavar="CMD",
                      help="engine command line (default: this package's engine)")
-    eng.add_argument("--protocol", choices=("uci", "ugi"), default="uci")
+    eng.add_argument("--protocol", choices=("uci", "ugi"), default="uci",
+                     help="the engine's protocol: the UCI-like one (default) or its UGI dialect")
     eng.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                      help="set an engine option (repeatable)")
     eng.add_argument("--hash", type=int, metavar="MB", help="transposition table size")

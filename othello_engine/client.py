@@ -47,7 +47,7 @@ LogCallback = Callable[[str, str], None]
 ``"!"`` the engine's stderr."""
 
 EXACT_DEPTH = 60
-"""Depth sent for an exact solve when the limit gives none: deeper than any game can go."""
+"""Depth sent with an exact solve: deeper than any game can go."""
 
 
 # --- errors --------------------------------------------------------------------------------------
@@ -479,7 +479,8 @@ def _ms(seconds: float) -> int:
 def go_command(limit: Optional[Limit], protocol: str = "uci") -> str:
     """The ``go`` line for a limit. Clocks are ``btime``/``wtime``/``binc``/``winc`` in the
     UCI-like protocol and ``p1time``/``p2time``/``p1inc``/``p2inc`` in UGI (player 1 is black).
-    An exact solve without a depth is sent as a full-depth search.
+    An exact solve is ``exact`` (this package's engine solves to the end) with a full depth,
+    so an engine that ignores the flag still searches to the end of the game.
 
     >>> go_command(Limit(depth=8, nodes=10000))
     'go depth 8 nodes 10000'
@@ -492,7 +493,7 @@ def go_command(limit: Optional[Limit], protocol: str = "uci") -> str:
     if limit.infinite:
         parts.append("infinite")
     if limit.exact:
-        parts += ["depth", str(EXACT_DEPTH)]
+        parts += ["depth", str(EXACT_DEPTH), "exact"]
     elif limit.depth is not None:
         parts += ["depth", str(limit.depth)]
     if limit.nodes is not None:

@@ -16,8 +16,11 @@ MIN_BUDGET = 0.001
 """Smallest budget (s): enough for a shallow search, so that even a flagging engine answers."""
 MIN_MOVE = 0.003
 """Least time (s) any later move is assumed to take on top of the overhead (reply, depth 1)."""
-HARD_FACTOR = 3.0
-"""The hard limit is this many soft budgets, where the clock allows."""
+SOFT_FACTOR = 0.5
+HARD_FACTOR = 1.6
+"""A move's planned share of the clock becomes soft = SOFT_FACTOR * share and hard = HARD_FACTOR *
+share (where the clock allows): an iteration started before soft often ends past it, so the time
+spent is between the two and near the share on average."""
 MAX_SHARE = 0.35
 """Most of the usable clock one move may take while five or more moves remain."""
 SAFETY_SHARE = 0.02
@@ -102,20 +105,23 @@ def clock_budget(remaining: float, increment: float, moves_to_go: Optional[int],
     cap = max(MIN_BUDGET, usable - future_min)
     safety = min(SAFETY_SHARE * remaining, SAFETY_CAP)
     pool = max(MIN_BUDGET, usable + later * (increment - overhead) - safety)
-    hard_cap = min(cap, usable * max_share(horizon))
 
     # our moves to come within the horizon, and the first one that can afford the exact solve
     plies = [empties - 2 * i for i in range(horizon)]
     solve_at = next((i for i, e in enumerate(plies)
                      if solve.seconds(e) * SOLVE_MARGIN <= SOLVE_SHARE * pool), horizon)
     if solve_at == 0:
-        need = solve.seconds(empties)
-        hard = min(hard_cap if horizon > 1 else cap, max(need * SOLVE_MARGIN, pool / horizon))
-        soft = min(hard, max(need, pool / horizon))
-        return Budget(soft=max(MIN_BUDGET, soft), hard=max(MIN_BUDGET, hard))
+        # the solve fits: the search ends when it has proved the result, and the moves after it
+        # are cheap, so let it take what it needs up to the per-move cap
+        later_cost = sum(solve.seconds(e) for e in plies[1:]) * SOLVE_MARGIN
+        hard_cap = cap if horizon == 1 else min(cap, usable * max_share(2))
+        hard = max(MIN_BUDGET, min(hard_cap, pool - later_cost))
+        return Budget(soft=hard, hard=hard)
     reserve = sum(solve.seconds(e) for e in plies[solve_at:]) * SOLVE_MARGIN
     weights = [phase_weight(e) for e in plies[:solve_at]]
-    soft = max(pool - reserve, pool * 0.5) * weights[0] / sum(weights)
-    hard = min(hard_cap, soft * HARD_FACTOR)
-    soft = min(soft, hard)
+    # the per-move cap counts the moves that cost time: those up to and including the solve
+    hard_cap = min(cap, usable * max_share(min(horizon, solve_at + 1)))
+    share = max(pool - reserve, pool * 0.5) * weights[0] / sum(weights)
+    hard = min(hard_cap, share * HARD_FACTOR)
+    soft = min(share * SOFT_FACTOR, hard)
     return Budget(soft=max(MIN_BUDGET, soft), hard=max(MIN_BUDGET, hard))

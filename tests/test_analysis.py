@@ -250,7 +250,6 @@ def test_an_engine_that_cannot_start_is_a_usage_error() -> None:
 
 # --- exact scores ----------------------------------------------------------------------------------
 
-@pytest.mark.slow
 def test_exact_scores_on_ffo_1_to_3_agree_with_the_suite() -> None:
     lines = FFO.read_text().splitlines()[:3]
     proc = run(["--json", "--exact", "--jobs", "2"], "\n".join(lines) + "\n", timeout=120)

@@ -88,7 +88,7 @@ def test_go_command_maps_every_limit() -> None:
     assert go_command(Limit(time=0.25)) == "go movetime 250"
     assert go_command(Limit(black_clock=1, white_clock=2, white_inc=0.5, moves_to_go=10)) == \
         "go btime 1000 wtime 2000 binc 0 winc 500 movestogo 10"
-    assert go_command(Limit(exact=True)) == "go depth 60"
+    assert go_command(Limit(exact=True)) == "go depth 60 exact"
     assert go_command(None) == "go infinite"
 
 

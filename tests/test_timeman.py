@@ -79,9 +79,12 @@ def test_plans_the_exact_solve_when_it_fits():
     # 20 empties, solve expected in 1 s: with 30 s on the clock the move may take what the solve needs
     b = clock_budget(30.0, 0.0, None, 20, 0.01, model)
     assert b.hard >= 2 * model.seconds(20) and b.soft >= model.seconds(20)
-    # with 3 s it does not fit: the budget stays a fair share of the clock
+    # with 3 s it does not fit the solve share now, but at the next move (18 empties) it does:
+    # this move leaves that solve its time
     b = clock_budget(3.0, 0.0, None, 20, 0.01, model)
-    assert b.hard < model.seconds(20) * 2
+    assert 3.0 - b.hard >= 2 * model.seconds(18)
+    nxt = clock_budget(3.0 - b.hard, 0.0, None, 18, 0.01, model)
+    assert nxt.hard >= 2 * model.seconds(18)
     # before the solve, the midgame keeps back what the solve will need: a dearer solve at the
     # same point (20 empties) leaves less for the midgame move
     mid = clock_budget(30.0, 0.0, None, 30, 0.01, model)

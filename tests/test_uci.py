@@ -343,15 +343,20 @@ def test_bad_commands_get_one_error_line(eng, line):
 
 
 def test_empty_long_and_binary_lines_are_survived(eng):
+    eng.send("position startpos")
     eng.send("")
     eng.send("   \t  ")
     assert eng.sync() == []
     eng.send(b"\xff\xfe\x00\x9c" * 1000)
     got = eng.sync()
     assert len(got) == 1 and got[0].startswith(ERROR) and len(got[0]) < 300
-    eng.send("position startpos moves " + "f5 " * 400_000)  # 1.2 MB
-    got = eng.sync()
-    assert len(got) == 1 and got[0].startswith(ERROR) and len(got[0]) < 300
+    for line in ("position startpos moves " + "f5 " * 400_000,  # 1.2 MB: cut at 1 MiB
+                 "position fen " + "x" * 500_000 + " x", "position board " + "-" * 500_000 + " b",
+                 "setoption name " + "Hash" * 100_000 + " value 1", "go depth " + "9" * 100_000):
+        eng.send(line)
+        got = eng.sync()
+        assert len(got) == 1 and got[0].startswith(ERROR) and len(got[0]) <= 340, got
+    assert fen_of(eng) == Ref().fen()
 
 
 # --- ending the process ---------------------------------------------------------------------------------
@@ -374,7 +379,7 @@ def test_process_ends_at_once_mid_search(how):
 
 
 def test_crash_in_search_still_gives_bestmove():
-    """The search thread dying still ends the go with one bestmove (a legal move) and an error line."""
+    """The search failing still ends the go with exactly one bestmove, a legal move."""
     from othello_engine.engine import Engine
     from othello_engine.protocol.uci import UciSession
     lines: list[str] = []
@@ -383,13 +388,24 @@ def test_crash_in_search_still_gives_bestmove():
     def boom(*args, **kwargs):
         raise RuntimeError("boom")
 
-    engine._run = boom  # type: ignore[method-assign]
+    engine._search = type("Broken", (), {"run": boom, "reset_stop": lambda self: None,
+                                         "stop": lambda self: None})()
     session = UciSession(lines.append, engine)
     try:
         session.handle("position startpos")
         session.handle("go depth 3")
-        session._idle.wait(2.0)
+        assert session._idle.wait(2.0)
     finally:
         session.close()
-    assert lines[0].startswith(ERROR) and lines[-1] in ("bestmove d3", "bestmove c4", "bestmove f5",
-                                                          "bestmove e6"), lines
+    assert [s for s in lines if s.startswith("bestmove")] in (
+        [f"bestmove {m}"] for m in ("d3", "c4", "f5", "e6")), lines
+
+
+def test_own_book_answers_go_from_the_book(eng):
+    eng.send("setoption name OwnBook value true")
+    eng.send("position startpos")
+    lines = eng.ask("go movetime 2000", lambda s: s.startswith("bestmove"))
+    eng.send("setoption name OwnBook value false")
+    eng.sync()
+    assert bestmove(lines) in Ref().moves()
+    assert any(s.startswith("info string book move") for s in lines), lines
