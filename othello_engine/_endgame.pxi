@@ -12,23 +12,35 @@ cdef enum:
     EG_INF = 200
 
 cdef int EG_SHALLOW = 6
-cdef int EG_TT_MIN = 10
+cdef int EG_TT_MIN = 8
 cdef int EG_W_POT = 0
 cdef int EG_W_STAB = 0
 
 # From how many empties moves are sorted by a static evaluation, a depth-1 and a depth-2 search
 # instead of by the opponent's mobility alone (tunable with _set_tuning for experiments).
-cdef int EG_SORT_EVAL = 12
-cdef int EG_SORT_D1 = 15
-cdef int EG_SORT_D2 = 19
+cdef int EG_SORT_EVAL = 99
+cdef int EG_SORT_D1 = 99
+cdef int EG_SORT_D2 = 99
 cdef int EG_STAB_MIN = 8
+cdef int EG_ETC_MIN = 12
+cdef int EG_IID_MIN = 99
+cdef int EG_IID_DEPTH = 2
+cdef int EG_STAB_ALPHA = 16
 
 
 def _set_tuning(str name, int value):
     """Experiments only: change one of the endgame ordering thresholds."""
     global EG_SORT_EVAL, EG_SORT_D1, EG_SORT_D2, EG_STAB_MIN, EG_SHALLOW, EG_TT_MIN
-    global EG_W_POT, EG_W_STAB
-    if name == "shallow":
+    global EG_W_POT, EG_W_STAB, EG_ETC_MIN, EG_STAB_ALPHA, EG_IID_MIN, EG_IID_DEPTH
+    if name == "iid_min":
+        EG_IID_MIN = value
+    elif name == "iid_depth":
+        EG_IID_DEPTH = value
+    elif name == "etc_min":
+        EG_ETC_MIN = value
+    elif name == "stab_alpha":
+        EG_STAB_ALPHA = value
+    elif name == "shallow":
         EG_SHALLOW = value
     elif name == "tt_min":
         EG_TT_MIN = value
@@ -127,11 +139,11 @@ cdef int eg_search(SearchState* st, u64 P, u64 O, int alpha, int beta, int ply, 
     cdef u64 E = st.mask & ~(P | O)
     cdef int n = oe_popcount(E)
     cdef u64 moves, f, bit, key = 0, om, cP, cO
-    cdef int i, j, k, cnt, sq, v, best, bestmove, a0, tmove, lower, upper, so, bound
+    cdef int i, j, k, cnt, sq, v, best, bestmove, a0, tmove, lower, upper, so, bound, first
     cdef int sqs[40]
     cdef int vals[40]
     cdef u64 fl[40]
-    cdef u64 odd = 0, q
+    cdef u64 odd = 0, q, m
     cdef TTEntry* e
     if not pv and n <= EG_SHALLOW:
         return eg_shallow(st, P, O, E, n, alpha, beta)
@@ -154,7 +166,7 @@ cdef int eg_search(SearchState* st, u64 P, u64 O, int alpha, int beta, int ply, 
             st.pv_len[ply] = max(st.pv_len[ply + 1], ply + 1)
         return v
     # stability cut-off: P can not end above squares - 2 * (O's stable discs)
-    if not pv and alpha >= st.squares // 4 and n >= EG_STAB_MIN:
+    if not pv and alpha >= st.squares * EG_STAB_ALPHA // 64 and n >= EG_STAB_MIN:
         so = count_stable(&st.ev, O, P)
         bound = st.squares - 2 * so
         if bound <= alpha:
@@ -174,10 +186,55 @@ cdef int eg_search(SearchState* st, u64 P, u64 O, int alpha, int beta, int ply, 
                     return upper
                 if lower == upper:
                     return lower
+    if tmove == TT_NO_MOVE and n >= EG_IID_MIN:
+        # no move from the table: a shallow midgame search finds one
+        if key == 0:
+            key = position_hash(P, O)
+        mid_search(st, P, O, EG_IID_DEPTH, -SCORE_INF, SCORE_INF, ply, False)
+        if st.aborted:
+            return 0
+        e = tt_probe(&st.tt, key)
+        if e != NULL:
+            tmove = e.move
+    if not pv and n >= EG_ETC_MIN:
+        # enhanced transposition cut-off: a child already proven bad enough for O cuts here
+        m = moves
+        while m:
+            sq = oe_ctz(m)
+            m &= m - 1
+            bit = (<u64>1) << sq
+            f = bb_flips(P, O, sq)
+            e = tt_probe(&st.tt, position_hash(O ^ f, P ^ f ^ bit))
+            if e != NULL and e.depth == TT_SOLVED and e.upper != TT_NONE:
+                v = -(e.upper // 100)
+                if v >= beta:
+                    return v
     for k in range(4):
         q = E & st.ev.quadrant[k]
         if oe_popcount(q) & 1:
             odd |= q
+    best = -EG_INF
+    bestmove = TT_NO_MOVE
+    a0 = alpha
+    first = 1
+    if tmove < 64 and (moves >> tmove) & 1:
+        # the table's move first, before the cost of sorting the others
+        sq = tmove
+        bit = (<u64>1) << sq
+        f = bb_flips(P, O, sq)
+        v = -eg_search(st, O ^ f, P ^ f ^ bit, -beta, -alpha, ply + 1, pv)
+        if st.aborted:
+            return 0
+        first = 0
+        moves &= ~bit
+        best = v
+        bestmove = sq
+        if v > alpha:
+            alpha = v
+            if pv:
+                pv_update(st, ply, sq)
+            if v >= beta:
+                moves = 0
     cnt = 0
     while moves:
         sq = oe_ctz(moves)
@@ -186,33 +243,27 @@ cdef int eg_search(SearchState* st, u64 P, u64 O, int alpha, int beta, int ply, 
         f = bb_flips(P, O, sq)
         sqs[cnt] = sq
         fl[cnt] = f
-        if sq == tmove:
-            vals[cnt] = 1 << 28
-        else:
-            cP = O ^ f
-            cO = P ^ f ^ bit
-            om = bb_moves(cP, cO, st.mask)
-            if n >= EG_SORT_EVAL:
-                if n >= EG_SORT_D2:
-                    v = mid_search(st, cP, cO, 2, -SCORE_INF, SCORE_INF, ply + 1, False)
-                elif n >= EG_SORT_D1:
-                    v = mid_search(st, cP, cO, 1, -SCORE_INF, SCORE_INF, ply + 1, False)
-                else:
-                    v = evaluate_terms(&st.ev, cP, cO, om, bb_moves(cO, cP, st.mask), NULL)
-                if st.aborted:
-                    return 0
-                vals[cnt] = -v - 32 * (oe_popcount(om) + oe_popcount(om & st.ev.corners))
+        cP = O ^ f
+        cO = P ^ f ^ bit
+        om = bb_moves(cP, cO, st.mask)
+        if n >= EG_SORT_EVAL:
+            if n >= EG_SORT_D2:
+                v = mid_search(st, cP, cO, 2, -SCORE_INF, SCORE_INF, ply + 1, False)
+            elif n >= EG_SORT_D1:
+                v = mid_search(st, cP, cO, 1, -SCORE_INF, SCORE_INF, ply + 1, False)
             else:
-                vals[cnt] = (-16 * (oe_popcount(om) + oe_popcount(om & st.ev.corners))
-                             + (2 if odd & bit else 0) + st.order[sq] // 8)
-                if EG_W_POT:
-                    vals[cnt] -= EG_W_POT * oe_popcount(E & ~bit & neighbours(cO))
-                if EG_W_STAB:
-                    vals[cnt] += EG_W_STAB * oe_popcount(corner_stable(cO))
+                v = evaluate_terms(&st.ev, cP, cO, om, bb_moves(cO, cP, st.mask), NULL)
+            if st.aborted:
+                return 0
+            vals[cnt] = -v - 32 * (oe_popcount(om) + oe_popcount(om & st.ev.corners))
+        else:
+            vals[cnt] = (-16 * (oe_popcount(om) + oe_popcount(om & st.ev.corners))
+                         + (2 if odd & bit else 0) + st.order[sq] // 8)
+            if EG_W_POT:
+                vals[cnt] -= EG_W_POT * oe_popcount(E & ~bit & neighbours(cO))
+            if EG_W_STAB:
+                vals[cnt] += EG_W_STAB * oe_popcount(corner_stable(cO))
         cnt += 1
-    best = -EG_INF
-    bestmove = TT_NO_MOVE
-    a0 = alpha
     for i in range(cnt):
         k = i
         for j in range(i + 1, cnt):
@@ -227,7 +278,8 @@ cdef int eg_search(SearchState* st, u64 P, u64 O, int alpha, int beta, int ply, 
         bit = (<u64>1) << sq
         cP = O ^ f
         cO = P ^ f ^ bit
-        if i == 0:
+        if first:
+            first = 0
             v = -eg_search(st, cP, cO, -beta, -alpha, ply + 1, pv)
         else:
             st.pv_len[ply + 1] = ply + 1
@@ -242,10 +294,7 @@ cdef int eg_search(SearchState* st, u64 P, u64 O, int alpha, int beta, int ply, 
             if v > alpha:
                 alpha = v
                 if pv:
-                    st.pv[ply][ply] = sq
-                    for j in range(ply + 1, st.pv_len[ply + 1]):
-                        st.pv[ply][j] = st.pv[ply + 1][j]
-                    st.pv_len[ply] = max(st.pv_len[ply + 1], ply + 1)
+                    pv_update(st, ply, sq)
                 if v >= beta:
                     break
     if n >= EG_TT_MIN:

@@ -110,6 +110,8 @@ class Engine:
         self.move_overhead = move_overhead
         #: centi-discs a proven draw is worth to the side to move at the root (NBoard's contempt)
         self.contempt = contempt
+        #: forward pruning (probcut) in the midgame; never used where a score is to be proven
+        self.selective = True
         self._thread: Optional[threading.Thread] = None
         self._result: Optional[SearchResult] = None
         self._lock = threading.Lock()
@@ -236,7 +238,7 @@ class Engine:
         lines, depth, nodes, exact = self._search.run(
             player, opponent, mask, max_depth, limit.nodes or 0,
             budget.soft or 0.0, budget.hard or 0.0, subset, want, report,
-            contempt=sign * self.contempt, solve=solve)
+            contempt=sign * self.contempt, solve=solve, selective=self.selective)
         pv_lines = convert(lines)
         legal = board.legal_moves() or [PASS]
         if not pv_lines or pv_lines[0].move not in legal:
