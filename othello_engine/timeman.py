@@ -26,6 +26,9 @@ MAX_SHARE = 0.35
 SAFETY_SHARE = 0.02
 """Share of the clock kept back against slow replies, at most SAFETY_CAP seconds."""
 SAFETY_CAP = 0.5
+JITTER = 0.05
+"""Kept on the clock beyond the overhead by every hard limit (at most a quarter of the usable
+time): on a loaded machine a search can end tens of milliseconds after its hard limit."""
 SOLVE_SHARE = 0.6
 """Solve exactly once the expected solve time (times SOLVE_MARGIN) fits this share of the pool."""
 SOLVE_MARGIN = 2.0
@@ -96,7 +99,7 @@ def clock_budget(remaining: float, increment: float, moves_to_go: Optional[int],
     squares; overhead: time lost per move outside the search (I/O, the GUI's lag).
 
     >>> b = clock_budget(10.0, 0.1, None, 56, 0.01)
-    >>> 0.2 < b.soft < b.hard < 3.5
+    >>> 0.1 < b.soft < b.hard < 1.0
     True
     """
     n = own_moves_left(empties)
@@ -108,7 +111,7 @@ def clock_budget(remaining: float, increment: float, moves_to_go: Optional[int],
     # what the later moves need at the least, beyond the increments they bring
     future_min = max(0.0, later * (overhead + MIN_MOVE - increment),
                      overhead + MIN_MOVE if later else 0.0)
-    cap = max(MIN_BUDGET, usable - future_min)
+    cap = max(MIN_BUDGET, usable - future_min - min(JITTER, 0.25 * usable))
     safety = min(SAFETY_SHARE * remaining, SAFETY_CAP)
     pool = max(MIN_BUDGET, usable + later * (increment - overhead) - safety)
 
