@@ -9,9 +9,43 @@
 # eg_last1: the last empty square, by counting flips.
 
 cdef enum:
-    EG_SHALLOW = 6
-    EG_TT_MIN = 10
     EG_INF = 200
+
+cdef int EG_SHALLOW = 6
+cdef int EG_TT_MIN = 10
+cdef int EG_W_POT = 0
+cdef int EG_W_STAB = 0
+
+# From how many empties moves are sorted by a static evaluation, a depth-1 and a depth-2 search
+# instead of by the opponent's mobility alone (tunable with _set_tuning for experiments).
+cdef int EG_SORT_EVAL = 12
+cdef int EG_SORT_D1 = 15
+cdef int EG_SORT_D2 = 19
+cdef int EG_STAB_MIN = 8
+
+
+def _set_tuning(str name, int value):
+    """Experiments only: change one of the endgame ordering thresholds."""
+    global EG_SORT_EVAL, EG_SORT_D1, EG_SORT_D2, EG_STAB_MIN, EG_SHALLOW, EG_TT_MIN
+    global EG_W_POT, EG_W_STAB
+    if name == "shallow":
+        EG_SHALLOW = value
+    elif name == "tt_min":
+        EG_TT_MIN = value
+    elif name == "w_pot":
+        EG_W_POT = value
+    elif name == "w_stab":
+        EG_W_STAB = value
+    elif name == "sort_eval":
+        EG_SORT_EVAL = value
+    elif name == "sort_d1":
+        EG_SORT_D1 = value
+    elif name == "sort_d2":
+        EG_SORT_D2 = value
+    elif name == "stab_min":
+        EG_STAB_MIN = value
+    else:
+        raise ValueError(f"unknown tuning parameter {name!r}")
 
 
 cdef inline int final_discs(u64 P, u64 O) noexcept nogil:
@@ -120,7 +154,7 @@ cdef int eg_search(SearchState* st, u64 P, u64 O, int alpha, int beta, int ply, 
             st.pv_len[ply] = max(st.pv_len[ply + 1], ply + 1)
         return v
     # stability cut-off: P can not end above squares - 2 * (O's stable discs)
-    if not pv and alpha >= st.squares // 4 and n >= 8:
+    if not pv and alpha >= st.squares // 4 and n >= EG_STAB_MIN:
         so = count_stable(&st.ev, O, P)
         bound = st.squares - 2 * so
         if bound <= alpha:
@@ -155,9 +189,26 @@ cdef int eg_search(SearchState* st, u64 P, u64 O, int alpha, int beta, int ply, 
         if sq == tmove:
             vals[cnt] = 1 << 28
         else:
-            om = bb_moves(O ^ f, P ^ f ^ bit, st.mask)
-            vals[cnt] = (-16 * (oe_popcount(om) + oe_popcount(om & st.ev.corners))
-                         + (2 if odd & bit else 0) + st.order[sq] // 8)
+            cP = O ^ f
+            cO = P ^ f ^ bit
+            om = bb_moves(cP, cO, st.mask)
+            if n >= EG_SORT_EVAL:
+                if n >= EG_SORT_D2:
+                    v = mid_search(st, cP, cO, 2, -SCORE_INF, SCORE_INF, ply + 1, False)
+                elif n >= EG_SORT_D1:
+                    v = mid_search(st, cP, cO, 1, -SCORE_INF, SCORE_INF, ply + 1, False)
+                else:
+                    v = evaluate_terms(&st.ev, cP, cO, om, bb_moves(cO, cP, st.mask), NULL)
+                if st.aborted:
+                    return 0
+                vals[cnt] = -v - 32 * (oe_popcount(om) + oe_popcount(om & st.ev.corners))
+            else:
+                vals[cnt] = (-16 * (oe_popcount(om) + oe_popcount(om & st.ev.corners))
+                             + (2 if odd & bit else 0) + st.order[sq] // 8)
+                if EG_W_POT:
+                    vals[cnt] -= EG_W_POT * oe_popcount(E & ~bit & neighbours(cO))
+                if EG_W_STAB:
+                    vals[cnt] += EG_W_STAB * oe_popcount(corner_stable(cO))
         cnt += 1
     best = -EG_INF
     bestmove = TT_NO_MOVE

@@ -142,6 +142,12 @@ cdef inline u64 neighbours(u64 x) noexcept nogil:
             | ((x << 9) & NOT_A) | ((x >> 9) & NOT_H) | ((x << 7) & NOT_H) | ((x >> 7) & NOT_A))
 
 
+cdef inline u64 corner_stable(u64 P) noexcept nogil:
+    """P's corners and the edge squares next to a corner P holds (cheaply stable discs)."""
+    cdef u64 c = P & 0x8100000000000081ULL
+    return P & (c | ((c << 1) & NOT_A) | ((c >> 1) & NOT_H) | (c << 8) | (c >> 8))
+
+
 cdef inline u64 spread_diag9(u64 x) noexcept nogil:
     """x smeared along its a1-h8 diagonals (the +9/-9 direction) without wrapping."""
     x |= ((x << 9) & NOT_A) | ((x >> 9) & NOT_H)

@@ -8,8 +8,8 @@ import time
 from dataclasses import dataclass
 
 from othello_engine import _core
-from othello_engine.board import (PASS, Board, InvalidBoardError, OthelloError, parse_obf, parse_side,
-                                  square_name)
+from othello_engine.board import (PASS, Board, InvalidBoardError, OthelloError, parse_obf, parse_position,
+                                  parse_side, square_name)
 
 
 @dataclass(frozen=True)
@@ -51,7 +51,9 @@ def perft(board: Board, depth: int, bulk: bool = False, divide: bool = True) -> 
 
 
 def _board_from_args(args: argparse.Namespace) -> Board:
-    if args.fen:
+    if args.position:
+        board = parse_position(args.position)
+    elif args.fen:
         board = Board.from_fen(args.fen)
     elif args.obf:
         board = parse_obf(args.obf)[0]
@@ -86,6 +88,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("depth", type=int, help="plies to count (a forced pass is a ply)")
     parser.add_argument("--size", type=int, default=8, help="board size for the standard start (4, 6, 8)")
     where = parser.add_mutually_exclusive_group()
+    where.add_argument("--position", help="a FEN or an absolute board string with the side to move")
     where.add_argument("--fen", help="UGI FEN, e.g. '8/8/8/3ox3/3xo3/8/8/8 x'")
     where.add_argument("--obf", help="an OBF line: '<cells> <X|O>'")
     where.add_argument("--board", metavar="'CELLS SIDE'",

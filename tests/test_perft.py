@@ -109,6 +109,20 @@ def test_cli_any_position_and_size_bulk() -> None:
     assert [int(parts[3]) for parts in lines] == [ref.perft(after_f5, ref.WHITE, d) for d in range(1, 5)]
 
 
+def test_cli_position_options_agree() -> None:
+    """One position given five ways gives one count, the reference's."""
+    rng = random.Random(11)
+    grid, color, _ = ref.random_game(8, rng)[20]
+    side = "X" if color == ref.BLACK else "O"
+    b = Board.from_cells(ref.grid_text(grid), side)
+    rel = b.relative_cells()
+    expected = f"total {ref.perft(grid, color, 3)}"
+    for option in (["--position", b.fen()], ["--fen", b.fen()], ["--obf", f"{b.cells()} {side};"],
+                   ["--board", f"{b.cells()} {side}"], ["--relative", f"{rel} {side.lower()}"]):
+        proc = run_cli("3", *option)
+        assert expected in proc.stdout.splitlines(), (option, proc.stdout, proc.stderr)
+
+
 def test_cli_bad_input_is_one_error_line() -> None:
     proc = run_cli("3", "--fen", "9/8 x")
     assert proc.returncode == 2 and proc.stdout == ""
