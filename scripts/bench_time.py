@@ -221,16 +221,22 @@ def measure_parse() -> None:
 
 
 def calibrate(positions: int, max_empties: int) -> None:
+    """Exact-solve times of positions from games like the ones the engine plays: a few random
+    opening plies, then its own depth-4 moves."""
     from othello_engine.engine import Engine, Limit
     from othello_engine.timeman import DEFAULT_SOLVE
     engine = Engine(hash_mb=64)
+    player = Engine(hash_mb=16)
     rng = random.Random(5)
     for empties in range(10, max_empties + 1, 2):
         times = []
         for _ in range(positions):
             board = Board()
-            while board.empties > empties and not board.is_game_over():
+            for _ in range(6):
                 board.push(rng.choice(board.legal_moves() or [PASS]))
+            while board.empties > empties and not board.is_game_over():
+                move = player.search(board, Limit(depth=4)).best_move
+                board.push(PASS if move is None else move)
             if board.is_game_over():
                 continue
             engine.new_game()
