@@ -666,7 +666,8 @@ def _build_parser() -> argparse.ArgumentParser:
                     help="seconds an engine has to start and answer its handshake (default 10)")
     ap.add_argument("--ggf", default="othello-match.ggf", metavar="FILE",
                     help="write every game here, one GGF line each (default othello-match.ggf; '' for none)")
-    ap.add_argument("--json", metavar="FILE", help="write a JSON summary here ('-' for stdout)")
+    ap.add_argument("--json", metavar="FILE",
+                    help="write a JSON summary here ('-' for stdout; the report then goes to stderr)")
     ap.add_argument("--quiet", action="store_true", help="no progress or per-game lines on stderr")
     return ap
 
@@ -795,7 +796,8 @@ def main(argv: Optional[list[str]] = None) -> int:
             ggf_file.close()
     if live:
         err.write("\n")
-    print(format_report(result))
+    # with --json - stdout carries the JSON alone (for pipes), so the report goes to stderr
+    print(format_report(result), file=err if args.json == "-" else sys.stdout)
     if args.json:
         data = result.to_json()
         data["skipped_openings"] = [asdict(s) for s in skipped]

@@ -305,3 +305,15 @@ def test_parse_engine_errors_name_the_engine() -> None:
         parse_engine(["name=q"])
     with pytest.raises(MatchError, match="'q'.*nodes"):
         parse_engine(["cmd=x", "name=q", "nodes=0"])
+
+
+def test_json_to_stdout_is_pure_json(tmp_path: Path) -> None:
+    """``--json -`` is for pipes (``| jq``): stdout holds the JSON alone, the report goes to stderr."""
+    proc = subprocess.run([PY, "-m", "othello_engine", "match", "--engine", f"cmd={OURS}", "name=a", "depth=1",
+                           "--engine", f"cmd={OURS}", "name=b", "depth=1", "--games", "2", "--quiet",
+                           "--ggf", str(tmp_path / "g.ggf"), "--json", "-"],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert data["games_played"] == 2 and data["pairings"][0]["games"] == 2
+    assert "a vs b" in proc.stderr and "2 of 2 games played" in proc.stderr
