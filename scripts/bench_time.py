@@ -54,7 +54,7 @@ class Player:
         self.proc.stdin.flush()
         return time.monotonic()
 
-    def until(self, prefix: str, timeout: float) -> tuple[float, str]:
+    def until(self, prefix: str, timeout: float, seen: Optional[list[str]] = None) -> tuple[float, str]:
         deadline = time.monotonic() + timeout
         while True:
             try:
@@ -63,6 +63,8 @@ class Player:
                 raise TimeoutError(f"no {prefix!r} within {timeout:.1f} s") from None
             if line is None:
                 raise EOFError("the engine ended")
+            if seen is not None:
+                seen.append(line)
             if line.startswith(prefix):
                 return stamp, line
 
@@ -86,6 +88,8 @@ class GameReport:
     used_by_20: list[Optional[float]] = field(default_factory=lambda: [None, None])
     spent: list[float] = field(default_factory=lambda: [0.0, 0.0])
     moves: list[int] = field(default_factory=lambda: [0, 0])
+    solved: list[Optional[tuple[int, float]]] = field(default_factory=lambda: [None, None])
+    """(empties, clock left after that move) when each side first reported a proven score."""
 
     def line(self) -> str:
         names = ("black", "white")
@@ -94,7 +98,10 @@ class GameReport:
         used = " ".join(f"{names[c]} {100 * u:.0f}%" if u is not None else f"{names[c]} -"
                         for c, u in enumerate(self.used_by_20))
         loss = self.time_loss or "none"
-        return f"[{self.tc}] game {self.number:3d}: {self.result:8s} time loss: {loss:5s} left: {left}  used by ply 20: {used}"
+        solved = " ".join(f"{names[c]} {s[0]} empties {s[1]:.2f}s" if s else f"{names[c]} -"
+                          for c, s in enumerate(self.solved))
+        return (f"[{self.tc}] game {self.number:3d}: {self.result:8s} time loss: {loss:5s} left: {left}"
+                f"  used by ply 20: {used}  solved at: {solved}")
 
 
 def play_game(tc: str, number: int, clock: float, inc: float, cmd: list[str], options: dict[str, str],
@@ -116,7 +123,8 @@ def play_game(tc: str, number: int, clock: float, inc: float, cmd: list[str], op
             p.send("position startpos" + (f" moves {moves}" if moves else ""))
             sent = p.send(f"go btime {int(clocks[BLACK] * 1000)} wtime {int(clocks[1 - BLACK] * 1000)} "
                           f"binc {int(inc * 1000)} winc {int(inc * 1000)}")
-            stamp, line = p.until("bestmove", clocks[side] + 5.0)
+            seen: list[str] = []
+            stamp, line = p.until("bestmove", clocks[side] + 5.0, seen)
             dt = stamp - sent
             clocks[side] -= dt
             report.spent[side] += dt
@@ -125,6 +133,8 @@ def play_game(tc: str, number: int, clock: float, inc: float, cmd: list[str], op
                 report.time_loss = "black" if side == BLACK else "white"
                 break
             clocks[side] += inc
+            if report.solved[side] is None and any(" score disc " in s for s in seen):
+                report.solved[side] = (board.empties, clocks[side])
             board.push_str(line.split()[1])
             if len(board.move_stack) == 20:
                 report.used_by_20 = [report.spent[c] / clock for c in (0, 1)]
@@ -175,6 +185,7 @@ def run_games(args: argparse.Namespace, options: dict[str, str]) -> None:
         lefts_total = [r.left[c] / (r.initial + increment * r.moves[c]) for r in done
                        if not r.time_loss for c in (0, 1)]
         used = [u for r in done for u in r.used_by_20 if u is not None]
+        solved = [s for r in done if not r.time_loss for s in r.solved if s is not None]
         print(f"== {tc}: {len(done)} games ({len(reports) - len(done)} errors) in "
               f"{time.monotonic() - started:.0f} s, {args.concurrency} at once")
         print(f"   time losses: {losses}")
@@ -182,6 +193,11 @@ def run_games(args: argparse.Namespace, options: dict[str, str]) -> None:
             print(f"   clock left at game end: mean {100 * statistics.mean(lefts):.1f}% of the base time "
                   f"(max {100 * max(lefts):.1f}%), mean {100 * statistics.mean(lefts_total):.1f}% of "
                   "base + increments")
+        if solved:
+            print(f"   proven result first seen at {statistics.mean(s[0] for s in solved):.1f} empties on "
+                  f"average, with {100 * statistics.mean(s[1] for s in solved) / clock:.1f}% of the base "
+                  f"time left then; after it, {statistics.mean(s[0] for s in solved) / 2:.1f} more own "
+                  f"moves each add the increment")
         if used:
             print(f"   clock used by ply 20: mean {100 * statistics.mean(used):.1f}% "
                   f"(min {100 * min(used):.1f}%)", flush=True)
