@@ -409,3 +409,25 @@ def test_own_book_answers_go_from_the_book(eng):
     eng.sync()
     assert bestmove(lines) in Ref().moves()
     assert any(s.startswith("info string book move") for s in lines), lines
+
+
+# --- the command line --------------------------------------------------------------------------------
+
+def test_help_and_unknown_arguments():
+    import subprocess
+    import sys
+    cmd = [sys.executable, "-m", "othello_engine"]
+    proc = subprocess.run([*cmd, "--help"], input="", capture_output=True, text=True, timeout=30)
+    assert proc.returncode == 0 and proc.stdout.startswith("usage: othello-engine")
+    proc = subprocess.run([*cmd, "analyse"], input="isready\n", capture_output=True, text=True, timeout=30)
+    assert proc.returncode == 2 and "'analyse'" in proc.stderr and proc.stdout == ""
+
+
+def test_byte_order_mark_before_the_first_command():
+    import subprocess
+    import sys
+    proc = subprocess.run([sys.executable, "-m", "othello_engine"], input=b"\xef\xbb\xbfuci\nisready\n",
+                          capture_output=True, timeout=30)
+    out = proc.stdout.decode().splitlines()
+    assert proc.returncode == 0 and out[-2:] == ["uciok", "readyok"]
+    assert not any("error" in line for line in out)
