@@ -244,6 +244,8 @@ class Board:
 
     def count(self, color: Color) -> int:
         """Number of discs of color."""
+        if isinstance(color, bool) or color not in (BLACK, WHITE):
+            raise OthelloError(f"bad colour {color!r}: expected BLACK (0) or WHITE (1)")
         return _core.popcount(self.black if color == BLACK else self.white)
 
     def disc_difference(self) -> int:
@@ -752,4 +754,10 @@ def canonical(player: Bitboard, opponent: Bitboard, size: int = 8) -> tuple[Bitb
     True
     """
     check_size(size)
+    mask = _core.board_mask(size)
+    for name, bb in (("player", player), ("opponent", opponent)):
+        if not isinstance(bb, int) or not 0 <= bb < 1 << 64 or bb & ~mask:
+            raise InvalidBoardError(f"bad {name} bitboard {bb!r}: discs off the {size}x{size} board")
+    if player & opponent:
+        raise InvalidBoardError(f"bad position: player and opponent overlap on {player & opponent:#x}")
     return _core.canonical(player, opponent, size)
