@@ -692,6 +692,9 @@ def format_ggf(board: Board, black: str = "", white: str = "", result: str = "",
     >>> format_ggf(b, 'me', 'you').endswith('*]B[F5];)')
     True
     """
+    # GGF has no escape for ']' inside a value: it would end the property, so it becomes ')'
+    place, date, black, white, result, time_control = (
+        str(v).replace("]", ")") for v in (place, date, black, white, result, time_control))
     start = board.replay()
     cells = start.cells().replace("X", "*")
     side = "*" if start.turn == BLACK else "O"
