@@ -456,7 +456,8 @@ cdef class Search:
         cdef int sq
         if mask != self.st.mask:
             eval_ctx_init(&self.st.ev, mask)
-            tt_clear(&self.st.tt)
+            if self.st.mask != 0:         # a fresh table is already empty (and not yet touched)
+                tt_clear(&self.st.tt)
             self.st.mask = mask
             self.st.squares = oe_popcount(mask)
             for sq in range(64):
@@ -499,7 +500,8 @@ cdef class Search:
         contempt: centi-discs a proven draw is worth to P. solve: 0 = hand over to the exact
         solver when the empties are few enough (solve_lead: how many empties beyond the depth
         reached, -1 = default), 1 = solve exactly whatever the depth limit, 2 = win/loss/draw
-        only (scores +100 / contempt / -100, exact stays False).
+        only (scores +100 / contempt / -100, exact stays False). selective: allow probcut in
+        the midgame iterations that can not reach the end of the game.
         """
         cdef u64 moves, m
         cdef int depth, empties, i, delta, alpha, beta, guess, done_depth, lead
@@ -507,11 +509,11 @@ cdef class Search:
         cdef bint exact = False, eg_done = False, aborted = False
         cdef double elapsed
         cdef SearchState* st = &self.st
+        st.start = now_seconds()
         self._prepare(mask)
         st.nodes = 0
         st.max_nodes = max_nodes
         st.check_at = POLL_NODES if (max_nodes == 0 or max_nodes > POLL_NODES) else max_nodes
-        st.start = now_seconds()
         st.hard_time = hard_time
         st.aborted = 0
         st.seldepth = 0
@@ -594,7 +596,8 @@ cdef class Search:
             if depth > max_depth:
                 break
             # forward pruning only where it can not spoil a proven score
-            st.selective = 1 if (selective and depth < empties) else 0
+            # (and not before a requested solve, whose ordering and first guess it would blur)
+            st.selective = 1 if (selective and depth < empties and solve == SOLVE_AUTO) else 0
             if st.multipv > 1 or depth < 4:
                 alpha, beta = -SCORE_INF, SCORE_INF
                 delta = 0

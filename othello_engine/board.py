@@ -244,6 +244,8 @@ class Board:
 
     def count(self, color: Color) -> int:
         """Number of discs of color."""
+        if isinstance(color, bool) or color not in (BLACK, WHITE):
+            raise OthelloError(f"bad colour {color!r}: expected BLACK (0) or WHITE (1)")
         return _core.popcount(self.black if color == BLACK else self.white)
 
     def disc_difference(self) -> int:
@@ -690,6 +692,9 @@ def format_ggf(board: Board, black: str = "", white: str = "", result: str = "",
     >>> format_ggf(b, 'me', 'you').endswith('*]B[F5];)')
     True
     """
+    # GGF has no escape for ']' inside a value: it would end the property, so it becomes ')'
+    place, date, black, white, result, time_control = (
+        str(v).replace("]", ")") for v in (place, date, black, white, result, time_control))
     start = board.replay()
     cells = start.cells().replace("X", "*")
     side = "*" if start.turn == BLACK else "O"
@@ -752,4 +757,10 @@ def canonical(player: Bitboard, opponent: Bitboard, size: int = 8) -> tuple[Bitb
     True
     """
     check_size(size)
+    mask = _core.board_mask(size)
+    for name, bb in (("player", player), ("opponent", opponent)):
+        if not isinstance(bb, int) or not 0 <= bb < 1 << 64 or bb & ~mask:
+            raise InvalidBoardError(f"bad {name} bitboard {bb!r}: discs off the {size}x{size} board")
+    if player & opponent:
+        raise InvalidBoardError(f"bad position: player and opponent overlap on {player & opponent:#x}")
     return _core.canonical(player, opponent, size)

@@ -9,6 +9,7 @@ import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 from typing import Optional
 
 import pytest
@@ -16,6 +17,15 @@ import pytest
 import reference_rules as ref
 
 ENGINE = [sys.executable, "-m", "othello_engine"]
+
+
+def ffo_file(name: str) -> Optional[Path]:
+    """A file of the FFO suite: next to the checkout (any parent's shared/data) or in /work."""
+    for parent in [*Path(__file__).resolve().parents, Path("/work")]:
+        path = parent / "shared" / "data" / "ffo" / name
+        if path.is_file():
+            return path
+    return None
 
 
 class Proc:
@@ -182,6 +192,39 @@ def test_random_positions_every_go_one_legal_bestmove_and_true_exact_scores(engi
                 assert int(tokens[tokens.index("disc") + 1]) == solve(grid, color, {}), line
                 seen["proven"] += 1
     assert min(seen.values()) >= 2, seen  # the sample covers every case
+    rc, _, err = eng.finish()
+    assert rc == 0 and "Traceback" not in err
+
+
+@pytest.mark.skipif(ffo_file("fforum-1-19.obf") is None, reason="shared/data/ffo not found")
+@pytest.mark.parametrize("dialect", ["uci", "nboard"])
+def test_ffo_exact_scores_through_the_process(engine, dialect: str) -> None:
+    """FFO #1-#8 (14-15 empties) solved through the protocol: the best move is one of the
+    published best moves and the proven score is the published one, as each protocol writes it."""
+    path = ffo_file("fforum-1-19.obf")
+    assert path is not None
+    eng = engine()
+    eng.send("uci" if dialect == "uci" else "nboard 2")
+    eng.until("uciok" if dialect == "uci" else "set myname")
+    for number, line in enumerate(path.read_text().splitlines()[:8], 1):
+        board, _, notes = line.partition(";")
+        cells, side = board.split()
+        scores = [(n.split(":")[0].strip().lower(), int(n.split(":")[1])) for n in notes.split(";") if ":" in n]
+        best = max(score for _, score in scores)
+        best_moves = {move for move, score in scores if score == best}
+        if dialect == "uci":
+            eng.send(f"position board {cells} {side.lower()}", "go exact")
+            lines = eng.until("bestmove")
+            proven = [x.split() for x in lines if " score disc " in x]
+            assert proven and int(proven[-1][proven[-1].index("disc") + 1]) == best, (number, lines[-2:])
+            assert lines[-1].split()[1] in best_moves, (number, lines[-1])
+        else:
+            ggf_cells = cells.replace("X", "*")
+            eng.send("set depth 10", f"set game (;GM[Othello]BO[8 {ggf_cells} {'*' if side == 'X' else 'O'}];)",
+                     "go")
+            answer = eng.until("===")[-1]
+            move, value = answer.split()[1].split("/")[:2]
+            assert move.lower() in best_moves and float(value) == best, (number, answer)
     rc, _, err = eng.finish()
     assert rc == 0 and "Traceback" not in err
 

@@ -327,3 +327,14 @@ def test_bad_symmetry_arguments() -> None:
         transform_square(0, 8)
     with pytest.raises(InvalidBoardError, match="9"):
         canonical(0, 0, 9)
+
+
+def test_ggf_text_fields_with_brackets_stay_readable() -> None:
+    """A player name or place with ']' (an engine called 'v2[beta]') must not end its property early."""
+    board = Board()
+    board.push_str("f5")
+    text = format_ggf(board, black="v2[beta]", white="a]b", place="lab]1", date="x]", time_control="1]0")
+    record = parse_ggf(text)
+    assert record.board == board and record.black == "v2[beta)" and record.white == "a)b"
+    assert record.place == "lab)1" and record.date == "x)" and record.time_control == "1)0"
+    assert parse_ggf(format_ggf(board, result="+64.00:r]")).result == "+64.00:r)"

@@ -482,3 +482,22 @@ def test_version_1_bare_moves_and_version_2_unknown_words():
         assert lines.count("set myname othello_engine") == 2
     finally:
         session.close()
+
+
+@pytest.mark.parametrize("first", ["hint 1", "go"])
+def test_an_unusable_book_is_reported_once_in_nboard_words(tmp_path, first):
+    """OTHELLO_ENGINE_BOOK naming a missing file: the GUI's status bar says so once, whichever
+    command comes first (GUIs hint before they ask for a move), as a plain status line."""
+    proc = NBoardProcess(book=str(tmp_path / "missing.book"))
+    try:
+        proc.send("nboard 2", "set depth 1")
+        proc.sync()
+        replies = []
+        for command in (first, "hint 1" if first == "go" else "go", "hint 2"):
+            proc.send(command)
+            replies += proc.sync()
+        warnings = [l for l in replies if "missing.book" in l]
+        assert len(warnings) == 1 and warnings[0].startswith("status book not used"), replies
+        assert not any("info string" in l for l in replies)
+    finally:
+        proc.close()

@@ -142,6 +142,10 @@ class NBoardSession:
         text = _clip(text, 200)
         self.out(f"status {text}" if text else "status")
 
+    def _book_warning(self, line: str) -> None:
+        """A book problem as a status line (the book module words it for the UCI-like protocol)."""
+        self.status(line[len("info string "):] if line.startswith("info string ") else line)
+
     def stop_thinking(self) -> None:
         """Stop any search or analysis and wait until its last line has been written."""
         self._cancel.set()
@@ -270,7 +274,7 @@ class NBoardSession:
         if board.must_pass():
             self.out("=== PA")
             return
-        hit = self.book.probe(board, warn=self.status)
+        hit = self.book.probe(board, warn=self._book_warning)
         if hit is not None and board.is_legal(hit.move):
             text = move_text(hit.move) if hit.score is None else f"{move_text(hit.move)}/{format_eval(hit.score)}"
             self.out(f"=== {text}/0.00")
@@ -312,6 +316,9 @@ class NBoardSession:
             self.status("the game is over: there are no moves to evaluate")
             return
         self.status(f"{ENGINE_NAME} is analyzing")
+        # Opens the book on first use, so that a book that cannot be used is reported here too
+        # (nboard_hint_lines would open it without a word).
+        self.book.probe(board, warn=self._book_warning)
         # Book moves first, as "book" lines; the search values the best of the other moves.
         booked = nboard_hint_lines(self.book, board, wanted)
         for line in booked:
