@@ -239,10 +239,15 @@ def test_movetime_is_met(eng):
     eng.send("position startpos moves f5 d6 c3 d3 c4")
     eng.sync()
     for ms in (100, 300):
-        sent = eng.send(f"go movetime {ms}")
-        lines, stamp = eng.until(lambda s: s.startswith("bestmove"))
-        elapsed = (stamp - sent) * 1000
-        assert ms - 20 <= elapsed <= ms + 20, elapsed
+        misses = []
+        for _ in range(2):  # one retry: a shared CI machine can stall a process for a moment
+            sent = eng.send(f"go movetime {ms}")
+            lines, stamp = eng.until(lambda s: s.startswith("bestmove"))
+            elapsed = (stamp - sent) * 1000
+            if ms - 20 <= elapsed <= ms + 20:
+                break
+            misses.append(elapsed)
+        assert len(misses) < 2, misses
 
 
 def test_perft_matches_reference(eng):
