@@ -341,8 +341,6 @@ def test_nboard_ping_during_go_and_hint_gets_every_line_before_pong(engine) -> N
     assert rc == 0 and rest == [] and "Traceback" not in err
 
 
-@pytest.mark.xfail(strict=True, reason="__main__.py / protocol/loop.py: --help starts the protocol loop "
-                   "and prints nothing")
 def test_help_flag_prints_usage_and_exits() -> None:
     """``othello-engine --help`` is what a user types first."""
     proc = subprocess.run([*ENGINE, "--help"], input="", capture_output=True, text=True, timeout=30)
@@ -351,16 +349,12 @@ def test_help_flag_prints_usage_and_exits() -> None:
         assert sub in proc.stdout
 
 
-@pytest.mark.xfail(strict=True, reason="__main__.py / protocol/loop.py: unknown arguments are ignored and "
-                   "the UCI loop starts")
 def test_unknown_command_line_argument_is_refused() -> None:
     """A misspelt subcommand (``othello-engine analyse``) must not start the protocol loop silently."""
     proc = subprocess.run([*ENGINE, "analyse"], input="isready\n", capture_output=True, text=True, timeout=30)
     assert proc.returncode == 2 and "analyse" in proc.stderr and "readyok" not in proc.stdout
 
 
-@pytest.mark.xfail(strict=True, reason="protocol/loop.py: a leading BOM makes the first command unknown "
-                   "('?uci')")
 def test_utf8_byte_order_mark_before_the_first_command() -> None:
     """Windows tools (PowerShell pipes, Notepad files) put a BOM before the first line."""
     proc = subprocess.run(ENGINE, input=b"\xef\xbb\xbfuci\nisready\n", capture_output=True, timeout=30)
