@@ -11,6 +11,7 @@ Square = int
 
 PASS: Final[int]
 FULL_MASK: Final[int]
+VECTOR_KERNELS: Final[bool]
 
 def board_mask(size: int) -> Bitboard:
     """Squares of a size x size board (3..8) in the top-left corner of the 8x8 frame."""
@@ -20,6 +21,8 @@ def flipped_discs(P: Bitboard, O: Bitboard, sq: Square) -> Bitboard: ...
 def make_move(P: Bitboard, O: Bitboard, sq: Square) -> tuple[Bitboard, Bitboard]:
     """(P', O') after P plays sq (64 = pass), sides swapped: P' is the new side to move."""
     ...
+def _legal_moves_scalar(P: Bitboard, O: Bitboard, mask: Bitboard = ...) -> Bitboard: ...
+def _flipped_discs_scalar(P: Bitboard, O: Bitboard, sq: Square) -> Bitboard: ...
 def popcount(x: Bitboard) -> int: ...
 def game_state(P: Bitboard, O: Bitboard, mask: Bitboard = ...) -> int:
     """0 P can move, 1 P must pass, 2 the game is over."""

@@ -16,11 +16,12 @@ import os
 import queue
 import re
 import shlex
+import signal
 import sys
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import IO, Any, Callable, Iterable, Iterator, Mapping, Optional, Sequence
+from typing import IO, Any, Callable, Generator, Iterable, Iterator, Mapping, Optional, Sequence
 
 from othello_engine.board import (BLACK, PASS, Board, OthelloError, Square, parse_ggf, parse_obf,
                                   parse_square, square_name)
@@ -28,7 +29,7 @@ from othello_engine.client import (Engine, EngineError, EngineTerminatedError, E
                                    Info, Limit, PlayResult)
 
 FORMATS = ("obf", "board", "fen", "moves", "ggf")
-DEFAULT_DEPTH = 10
+DEFAULT_DEPTH = 12
 DEFAULT_ENGINE = [sys.executable, "-m", "othello_engine"]
 
 
@@ -352,12 +353,26 @@ class _Worker:
                     return self.error(task, f"engine died ({exc}) and could not be restarted: "
                                              f"{again}")
             except EngineTimeoutError as exc:
-                if self.engine is not None and not self.engine.alive:
-                    self.close()  # it was killed for hanging; the next position gets a new one
+                self._drop_if_hung()
                 return self.error(task, str(exc))
             except EngineError as exc:
                 return self.error(task, str(exc))
         return self.error(task, f"engine died twice on this position: {last_error}")
+
+    def _drop_if_hung(self) -> None:
+        """After a timeout: keep the engine only if it still answers; the next position gets a
+        new one otherwise."""
+        engine = self.engine
+        if engine is None:
+            return
+        try:
+            if engine.alive:
+                engine.ping(timeout=2.0)
+                return
+        except EngineError:
+            pass
+        engine.process.kill()
+        self.engine = None
 
     @staticmethod
     def error(task: _Task, why: str) -> Record:
@@ -374,7 +389,7 @@ def analyse_lines(sources: Sequence[Source], limit: Limit, *, spec: Optional[Eng
                   multipv: int = 1, jobs: int = 1, fmt: str = "auto",
                   timeout: Optional[float] = None,
                   on_progress: Optional[Callable[[int, Optional[int]], None]] = None
-                  ) -> Iterator[Record]:
+                  ) -> Generator[Record, None, None]:
     """Analyse every position of the input lines with ``jobs`` engine processes and yield the
     records in input order (a GGF game gives one record per move). Blank lines and lines
     starting with ``#`` are skipped. on_progress(done, total) is called as positions finish
@@ -389,7 +404,7 @@ def analyse_lines(sources: Sequence[Source], limit: Limit, *, spec: Optional[Eng
 
 def _run(sources: Sequence[Source], workers: list[_Worker], limit: Limit, multipv: int, fmt: str,
          timeout: Optional[float], on_progress: Optional[Callable[[int, Optional[int]], None]]
-         ) -> Iterator[Record]:
+         ) -> Generator[Record, None, None]:
     tasks: queue.Queue[Optional[_Task]] = queue.Queue()
     board = _ResultBoard()
 
@@ -698,7 +713,7 @@ def plot_games(games: Mapping[tuple[str, int], list[Record]], path: str) -> list
             if exact:
                 ax.plot([p[0] for p in exact], [p[1] for p in exact], "s", color="tab:red",
                         markersize=3.5, label="exact")
-            ax.legend(loc="upper left", fontsize=8)
+            ax.legend(loc="best", fontsize=8, framealpha=0.8)
         ax.axhline(0, color="grey", linewidth=0.8)
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_xlabel("moves played")
@@ -748,7 +763,8 @@ def build_parser() -> argparse.ArgumentParser:
     eng = p.add_argument_group("engine")
     eng.add_argument("--engine", metavar="CMD",
                      help="engine command line (default: this package's engine)")
-    eng.add_argument("--protocol", choices=("uci", "ugi"), default="uci")
+    eng.add_argument("--protocol", choices=("uci", "ugi"), default="uci",
+                     help="the engine's protocol: the UCI-like one (default) or its UGI dialect")
     eng.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                      help="set an engine option (repeatable)")
     eng.add_argument("--hash", type=int, metavar="MB", help="transposition table size")
@@ -767,6 +783,17 @@ def _open_sources(paths: Sequence[str], stdin: IO[bytes]) -> list[Source]:
     if not paths:
         return [("-", lines_of(stdin))]
     return [(p, lines_of(stdin) if p == "-" else file_lines(p)) for p in paths]
+
+
+def _exit_on_sigterm() -> Any:
+    """Make SIGTERM end the run like Ctrl-C does, so the engines are closed; returns the old
+    handler (None when signals cannot be set here, outside the main thread)."""
+    def handler(signum: int, frame: Any) -> None:
+        raise SystemExit(128 + signum)
+    try:
+        return signal.signal(signal.SIGTERM, handler)
+    except ValueError:
+        return None
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -815,6 +842,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     progress = Progress(err, enabled=not args.quiet and err.isatty())
     games: dict[tuple[str, int], list[Record]] = {}
     failures = 0
+    records: Optional[Generator[Record, None, None]] = None
+    previous = _exit_on_sigterm()
     try:
         records = analyse_lines(_open_sources(args.files, sys.stdin.buffer), limit, spec=spec,
                                 multipv=args.multipv, jobs=args.jobs, fmt=args.format,
@@ -845,11 +874,15 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         err.write("othello-analyze: interrupted\n")
         return 130
     except BrokenPipeError:
-        try:
-            sys.stdout = io.TextIOWrapper(open(os.devnull, "wb"))
-        except OSError:
-            pass
-        return 0
+        # the reader left (| head): stop quietly, and keep Python from complaining at exit
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1 if failures else 0
+    finally:
+        if records is not None:
+            records.close()  # stops the engines
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
     progress.clear()
     if args.plot:
         if not games:

@@ -45,6 +45,7 @@ Every parser raises a subclass of :class:`OthelloError` (a ``ValueError``) that 
 
 from __future__ import annotations
 
+import operator
 import re
 from dataclasses import dataclass, field
 from typing import Final, Iterator, Optional
@@ -93,7 +94,7 @@ def square_name(sq: Square) -> str:
     """
     if sq == PASS:
         return "pass"
-    if not 0 <= sq < 64:
+    if not isinstance(sq, int) or not 0 <= sq < 64:
         raise InvalidSquareError(f"square index {sq!r} is out of range 0..63")
     return FILES[sq % 8] + str(sq // 8 + 1)
 
@@ -243,6 +244,8 @@ class Board:
 
     def count(self, color: Color) -> int:
         """Number of discs of color."""
+        if isinstance(color, bool) or color not in (BLACK, WHITE):
+            raise OthelloError(f"bad colour {color!r}: expected BLACK (0) or WHITE (1)")
         return _core.popcount(self.black if color == BLACK else self.white)
 
     def disc_difference(self) -> int:
@@ -264,8 +267,12 @@ class Board:
     # --- moves ------------------------------------------------------------------------------
     def push(self, move: Square) -> None:
         """Play a legal move (or PASS when forced); raise IllegalMoveError and change nothing if not."""
-        if not isinstance(move, int) or isinstance(move, bool):
+        if isinstance(move, bool):
             raise InvalidSquareError(f"bad move {move!r}: expected a square index or PASS")
+        try:
+            move = operator.index(move)     # numpy integers too
+        except TypeError:
+            raise InvalidSquareError(f"bad move {move!r}: expected a square index or PASS") from None
         if not self.is_legal(move):
             if move == PASS:
                 why = "the game is over" if self.is_game_over() else "the side to move has a legal move"
@@ -362,6 +369,8 @@ class Board:
         >>> Board.from_cells('-' * 27 + 'OX' + '-' * 6 + 'XO' + '-' * 27, 'b') == Board()
         True
         """
+        if not isinstance(cells, str):
+            raise InvalidBoardError(f"bad board string {cells!r}: expected a string")
         text = "".join(cells.split())
         size = _size_from_length(len(text), cells)
         black = white = 0
@@ -380,6 +389,8 @@ class Board:
     def from_relative(cls, cells: str, turn: Color = BLACK) -> Board:
         """A position from the player-relative form: ``P`` the side to move, ``O`` the opponent,
         ``-`` or ``.`` empty; turn says which colour the side to move is."""
+        if not isinstance(cells, str):
+            raise InvalidBoardError(f"bad relative board {cells!r}: expected a string")
         text = "".join(cells.split())
         size = _size_from_length(len(text), cells)
         p = o = 0
@@ -471,12 +482,31 @@ def _size_from_length(n: int, text: str) -> int:
 
 def parse_side(text: str) -> Color:
     """Read a side to move: ``b``/``x``/``*``/``black`` is BLACK, ``w``/``o``/``white`` is WHITE."""
+    if not isinstance(text, str):
+        raise InvalidBoardError(f"bad side to move {text!r}: expected b, w, x or o")
     t = text.strip().lower()
     if t in ("b", "x", "*", "black"):
         return BLACK
     if t in ("w", "o", "white"):
         return WHITE
     raise InvalidBoardError(f"bad side to move {text!r}: expected b, w, x or o")
+
+
+def parse_position(text: str) -> Board:
+    """Read a position in any of the text forms: a UGI FEN (it has ``/``), or an absolute board
+    string with the side to move (``<cells> <side>``, OBF annotations allowed and ignored).
+
+    >>> parse_position('8/8/8/3ox3/3xo3/8/8/8 x') == parse_position('-' * 27 + 'OX------XO' + '-' * 27 + ' X')
+    True
+    """
+    if not isinstance(text, str):
+        raise InvalidBoardError(f"bad position {text!r}: expected a string")
+    if "/" in text:
+        return Board.from_fen(text)
+    head = text.partition(";")[0].split()
+    if len(head) < 2:
+        raise InvalidBoardError(f"bad position {text!r}: expected a FEN or '<cells> <side>'")
+    return Board.from_cells("".join(head[:-1]), head[-1])
 
 
 def parse_obf(line: str) -> tuple[Board, list[tuple[Square, int]]]:
@@ -662,6 +692,9 @@ def format_ggf(board: Board, black: str = "", white: str = "", result: str = "",
     >>> format_ggf(b, 'me', 'you').endswith('*]B[F5];)')
     True
     """
+    # GGF has no escape for ']' inside a value: it would end the property, so it becomes ')'
+    place, date, black, white, result, time_control = (
+        str(v).replace("]", ")") for v in (place, date, black, white, result, time_control))
     start = board.replay()
     cells = start.cells().replace("X", "*")
     side = "*" if start.turn == BLACK else "O"
@@ -724,4 +757,10 @@ def canonical(player: Bitboard, opponent: Bitboard, size: int = 8) -> tuple[Bitb
     True
     """
     check_size(size)
+    mask = _core.board_mask(size)
+    for name, bb in (("player", player), ("opponent", opponent)):
+        if not isinstance(bb, int) or not 0 <= bb < 1 << 64 or bb & ~mask:
+            raise InvalidBoardError(f"bad {name} bitboard {bb!r}: discs off the {size}x{size} board")
+    if player & opponent:
+        raise InvalidBoardError(f"bad position: player and opponent overlap on {player & opponent:#x}")
     return _core.canonical(player, opponent, size)

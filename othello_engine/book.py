@@ -188,6 +188,7 @@ class Book:
         with self._lock:
             if self.writable and self.path != ":memory:":
                 try:
+                    self._conn.execute("PRAGMA busy_timeout=50")  # readers present: do not wait
                     self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
                     self._conn.execute("PRAGMA journal_mode=DELETE")
                 except sqlite3.Error:
@@ -237,7 +238,8 @@ class Book:
         size, p, o, k = position_key(board.player, board.opponent, board.size)
         inverse = SYMMETRY_INVERSE[k]
         out = [BookMove(transform_square(m, inverse, size), s, d, bool(e), g)
-               for m, s, d, e, g in self._rows(size, p, o)]
+               for m, s, d, e, g in self._rows(size, p, o)
+               if isinstance(m, int) and 0 <= m <= PASS and (s is None or isinstance(s, int))]
         out.sort(key=lambda b: (b.score is None, -(b.score or 0), -b.depth, -b.games, b.move))
         return out
 
@@ -375,14 +377,14 @@ class Book:
             known = rows.get(move)
             if known is not None and known[0] is not None and (known[2] or known[1] >= depth):
                 continue
-            child = Board.from_discs(size, cp, co, BLACK)
-            sign = -1
-            if child.must_pass():
-                child.push(PASS)
-                sign = 1
+            child = Board.from_discs(size, cp, co, BLACK)  # "black" = the side to move there
             if child.is_game_over():
-                score, exact, d = sign * 100 * child.disc_difference(), True, 60
+                score, exact, d = -100 * child.disc_difference(), True, 60
             else:
+                sign = -1
+                if child.must_pass():  # search on from our own turn again
+                    child.push(PASS)
+                    sign = 1
                 r = engine.search(child, Limit(depth=max(1, depth - 1)))
                 score, exact, d = sign * r.score, r.exact, (60 if r.exact else max(1, depth - 1) + 1)
             results.append((move, score, d, exact))
@@ -561,7 +563,7 @@ def safe_probe(book: Optional[Book], board: Board, margin: int = DEFAULT_MARGIN,
         return None
     try:
         return book.probe(board, margin=margin)
-    except (sqlite3.Error, BookError) as exc:
+    except (sqlite3.Error, ValueError, OverflowError, TypeError) as exc:  # a damaged book
         if warn is not None:
             warn(f"book not used: {exc}")
         return None
@@ -609,7 +611,9 @@ def nboard_book_lines(book: Optional[Book], board: Board, count: int = 1) -> lis
         name = "PA" if m.move == PASS else square_name(m.move).upper()
         assert m.score is not None
         depth = "100%" if m.exact else str(m.depth)
-        out.append(f"book {name} {m.score / 100:.2f} {m.games} {depth} from the book")
+        value = f"{m.score / 100:.2f}"
+        value = "0.00" if value == "-0.00" else value
+        out.append(f"book {name} {value} {m.games} {depth} from the book")
     return out
 
 

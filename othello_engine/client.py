@@ -47,7 +47,7 @@ LogCallback = Callable[[str, str], None]
 ``"!"`` the engine's stderr."""
 
 EXACT_DEPTH = 60
-"""Depth sent for an exact solve when the limit gives none: deeper than any game can go."""
+"""Depth sent with an exact solve: deeper than any game can go."""
 
 
 # --- errors --------------------------------------------------------------------------------------
@@ -479,7 +479,8 @@ def _ms(seconds: float) -> int:
 def go_command(limit: Optional[Limit], protocol: str = "uci") -> str:
     """The ``go`` line for a limit. Clocks are ``btime``/``wtime``/``binc``/``winc`` in the
     UCI-like protocol and ``p1time``/``p2time``/``p1inc``/``p2inc`` in UGI (player 1 is black).
-    An exact solve without a depth is sent as a full-depth search.
+    An exact solve is ``exact`` (this package's engine solves to the end) with a full depth,
+    so an engine that ignores the flag still searches to the end of the game.
 
     >>> go_command(Limit(depth=8, nodes=10000))
     'go depth 8 nodes 10000'
@@ -492,7 +493,7 @@ def go_command(limit: Optional[Limit], protocol: str = "uci") -> str:
     if limit.infinite:
         parts.append("infinite")
     if limit.exact:
-        parts += ["depth", str(EXACT_DEPTH)]
+        parts += ["depth", str(EXACT_DEPTH), "exact"]
     elif limit.depth is not None:
         parts += ["depth", str(limit.depth)]
     if limit.nodes is not None:
@@ -649,6 +650,7 @@ class Engine(ProtocolEngine):
         """``info string`` texts seen outside searches (most recent last, at most 100)."""
         self._multipv = 1
         self._busy = False
+        self._named = False  # the caller chose the name: keep it over the engine's id name
 
     @classmethod
     def popen(cls, command: Command, protocol: str = "uci", *, timeout: float = 10.0,
@@ -659,6 +661,7 @@ class Engine(ProtocolEngine):
         ``isready``) and apply options. The process is killed if any of that fails."""
         process = EngineProcess(command, cwd=cwd, env=env, stderr=stderr, log=log, name=name)
         engine = cls(process, protocol, timeout)
+        engine._named = name is not None
         try:
             engine._handshake()
             if options:
@@ -682,7 +685,7 @@ class Engine(ProtocolEngine):
                 option = parse_option(line)
                 if option is not None:
                     self.options[option.name.lower()] = option
-        if "name" in self.id:
+        if "name" in self.id and not self._named:
             self.process.name = self.id["name"]
         self.ping()
 
@@ -909,8 +912,8 @@ class AnalysisStream:
             try:
                 line = process.readline(left, "searching")
             except EngineTimeoutError:
-                raise EngineTimeoutError(f"engine {self.engine.name!r} sent nothing for "
-                                         f"{timeout:g} s while searching") from None
+                raise EngineTimeoutError(f"engine {self.engine.name!r} did not finish its "
+                                         f"search within {timeout:g} s") from None
             except EngineTerminatedError:
                 self.engine._busy = False
                 raise

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+import threading
 import time
 from dataclasses import dataclass
+from typing import Callable, Optional
 
 from othello_engine import _core
-from othello_engine.board import (PASS, Board, InvalidBoardError, OthelloError, parse_obf, parse_side,
-                                  square_name)
+from othello_engine.board import (PASS, Board, InvalidBoardError, OthelloError, parse_obf, parse_position,
+                                  parse_side, square_name)
 
 
 @dataclass(frozen=True)
@@ -26,9 +29,11 @@ class PerftResult:
         return self.total / self.seconds if self.seconds > 0 else float("inf")
 
 
-def perft(board: Board, depth: int, bulk: bool = False, divide: bool = True) -> PerftResult:
+def perft(board: Board, depth: int, bulk: bool = False, divide: bool = True,
+          on_move: Optional[Callable[[int, int], None]] = None) -> PerftResult:
     """Count the leaves below board at depth plies (a pass is a ply only when the opponent can move;
-    a finished game is one leaf); with divide, count each root move's subtree apart.
+    a finished game is one leaf); with divide, count each root move's subtree apart (and pass
+    each ``(move, count)`` to ``on_move`` as soon as it is known).
 
     >>> r = perft(Board(), 3)
     >>> r.total, [(square_name(m), n) for m, n in r.per_move]
@@ -46,12 +51,17 @@ def perft(board: Board, depth: int, bulk: bool = False, divide: bool = True) -> 
         for move in moves:
             p, o = _core.make_move(P, O, move)
             per_move.append((move, _core.perft(p, o, depth - 1, mask, bulk)))
+            if on_move is not None:
+                on_move(*per_move[-1])
         total = sum(n for _, n in per_move)
     return PerftResult(depth, total, tuple(per_move), time.perf_counter() - start)
 
 
 def _board_from_args(args: argparse.Namespace) -> Board:
-    if args.fen:
+    given = args.position or args.fen or args.obf or args.board or args.relative
+    if args.position:
+        board = parse_position(args.position)
+    elif args.fen:
         board = Board.from_fen(args.fen)
     elif args.obf:
         board = parse_obf(args.obf)[0]
@@ -62,9 +72,15 @@ def _board_from_args(args: argparse.Namespace) -> Board:
         cells, side = _split_board(args.relative)
         board = Board.from_relative(cells, parse_side(side))
     else:
-        board = Board(args.size)
-    for move in args.moves:
-        board.push_str(move)
+        board = Board(8 if args.size is None else args.size)
+    if given and args.size is not None and args.size != board.size:
+        raise InvalidBoardError(f"--size {args.size} disagrees with the {board.size}x{board.size} "
+                                "position given")
+    for i, move in enumerate(args.moves, 1):
+        try:
+            board.push_str(move)
+        except OthelloError as exc:
+            raise type(exc)(f"--moves: move {i} {move!r}: {exc}") from None
     return board
 
 
@@ -84,8 +100,10 @@ def main(argv: list[str] | None = None) -> int:
         prog="othello-engine perft",
         description="Count the leaves of the game tree (perft) from a position, per root move.")
     parser.add_argument("depth", type=int, help="plies to count (a forced pass is a ply)")
-    parser.add_argument("--size", type=int, default=8, help="board size for the standard start (4, 6, 8)")
+    parser.add_argument("--size", type=int, default=None,
+                        help="board size for the standard start (4, 6, 8; default 8)")
     where = parser.add_mutually_exclusive_group()
+    where.add_argument("--position", help="a FEN or an absolute board string with the side to move")
     where.add_argument("--fen", help="UGI FEN, e.g. '8/8/8/3ox3/3xo3/8/8/8 x'")
     where.add_argument("--obf", help="an OBF line: '<cells> <X|O>'")
     where.add_argument("--board", metavar="'CELLS SIDE'",
@@ -104,22 +122,56 @@ def main(argv: list[str] | None = None) -> int:
     except (OthelloError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    print(f"position {board.fen()} ({board.size}x{board.size})")
-    print(f"bulk {'on' if args.bulk else 'off'}")
+    try:
+        print(f"position {board.fen()} ({board.size}x{board.size})")
+        print(f"bulk {'on' if args.bulk else 'off'}", flush=True)
+    except BrokenPipeError:
+        _drop_stdout()
+        return 1
+    # The count runs in a worker thread (the core releases the GIL), so that Ctrl-C, which only
+    # the main thread sees, ends a count of many minutes at once.
+    status = [0]
+    worker = threading.Thread(target=_count, args=(board, args, status), name="perft", daemon=True)
+    worker.start()
+    try:
+        while worker.is_alive():
+            worker.join(0.1)
+    except KeyboardInterrupt:
+        sys.stdout.flush()
+        print("othello-engine perft: interrupted", file=sys.stderr)
+        return 130
+    return status[0]
+
+
+def _count(board: Board, args: argparse.Namespace, status: list[int]) -> None:
+    """Print the counts the command line asked for (runs in the worker thread); a reader that
+    goes away (``| head``) ends it quietly with status 1."""
+    try:
+        _print_counts(board, args)
+    except BrokenPipeError:
+        _drop_stdout()
+        status[0] = 1
+
+
+def _drop_stdout() -> None:
+    """Point stdout at /dev/null once its reader has gone, so that the exit's flush cannot fail."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+
+
+def _print_counts(board: Board, args: argparse.Namespace) -> None:
     if args.up_to:
         for d in range(1, args.depth + 1):
             r = perft(board, d, args.bulk, divide=False)
-            print(f"depth {d} leaves {r.total} time {r.seconds:.4f} s leaves/s {_rate(r.leaves_per_second)}")
-        return 0
-    r = perft(board, args.depth, args.bulk, divide=not args.no_divide)
-    for move, n in r.per_move:
-        print(f"{square_name(move)} {n}")
+            print(f"depth {d} leaves {r.total} time {r.seconds:.4f} s leaves/s {_rate(r.leaves_per_second)}",
+                  flush=True)
+        return
+    r = perft(board, args.depth, args.bulk, divide=not args.no_divide,
+              on_move=lambda move, n: print(f"{square_name(move)} {n}", flush=True))
     print(f"depth {r.depth}")
     print(f"total {r.total}")
     print(f"time {r.seconds:.4f} s")
-    print(f"leaves/s {_rate(r.leaves_per_second)}")
-    return 0
-
+    print(f"leaves/s {_rate(r.leaves_per_second)}", flush=True)
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -266,9 +266,9 @@ class Game:
             return
         try:
             b.push(move)
-        except IllegalMoveError:
-            why = b._why_illegal(move) if move != PASS else "you have a legal move"
-            self.write(f"Illegal move {square_name(move)}: {why}. Legal moves: {self.legal_text()}")
+        except IllegalMoveError as exc:  # "illegal move e3: it flips no disc"
+            text = str(exc)
+            self.write(f"{text[:1].upper()}{text[1:]}. Legal moves: {self.legal_text()}")
             return
         self.advance()
 

@@ -16,16 +16,25 @@ MIN_BUDGET = 0.001
 """Smallest budget (s): enough for a shallow search, so that even a flagging engine answers."""
 MIN_MOVE = 0.003
 """Least time (s) any later move is assumed to take on top of the overhead (reply, depth 1)."""
-HARD_FACTOR = 3.0
-"""The hard limit is this many soft budgets, where the clock allows."""
+SOFT_FACTOR = 0.35
+HARD_FACTOR = 1.0
+"""A move's planned share of the clock becomes soft = SOFT_FACTOR * share and hard = HARD_FACTOR *
+share (where the clock allows): an iteration started before soft often ends past it, so the time
+spent is between the two and near the share on average."""
 MAX_SHARE = 0.35
 """Most of the usable clock one move may take while five or more moves remain."""
 SAFETY_SHARE = 0.02
 """Share of the clock kept back against slow replies, at most SAFETY_CAP seconds."""
 SAFETY_CAP = 0.5
+JITTER = 0.05
+"""Kept on the clock beyond the overhead by every hard limit (at most a quarter of the usable
+time): on a loaded machine a search can end tens of milliseconds after its hard limit."""
 SOLVE_SHARE = 0.6
 """Solve exactly once the expected solve time (times SOLVE_MARGIN) fits this share of the pool."""
 SOLVE_MARGIN = 2.0
+RESERVE_FACTOR = 1.0
+"""The midgame keeps back RESERVE_FACTOR times the expected cost of the solve and the moves
+after it: what is kept back and not spent is left on the clock at the end."""
 
 
 @dataclass(frozen=True)
@@ -49,8 +58,10 @@ class SolveModel:
         return self.seconds_at_20 * self.growth ** (empties - 20)
 
 
-DEFAULT_SOLVE = SolveModel(seconds_at_20=1200.0, growth=3.65)
-"""Measured on the placeholder alpha-beta (no table, no endgame solver): 12 empties ~ 0.4 s."""
+DEFAULT_SOLVE = SolveModel(seconds_at_20=1.0, growth=2.5)
+"""Fitted to ``bench_time.py --calibrate 24`` (positions from the engine's own games, cold table,
+2-core machine under load; medians: 16 empties 46 ms, 18: 0.18 s, 20: 1.5 s, 22: 12 s, 24: 41 s),
+rounded up."""
 
 
 def own_moves_left(empties: int) -> int:
@@ -88,7 +99,7 @@ def clock_budget(remaining: float, increment: float, moves_to_go: Optional[int],
     squares; overhead: time lost per move outside the search (I/O, the GUI's lag).
 
     >>> b = clock_budget(10.0, 0.1, None, 56, 0.01)
-    >>> 0.2 < b.soft < b.hard < 3.5
+    >>> 0.1 < b.soft < b.hard < 1.0
     True
     """
     n = own_moves_left(empties)
@@ -98,24 +109,28 @@ def clock_budget(remaining: float, increment: float, moves_to_go: Optional[int],
         return Budget(MIN_BUDGET, MIN_BUDGET)
     later = horizon - 1
     # what the later moves need at the least, beyond the increments they bring
-    future_min = max(0.0, later * (overhead + MIN_MOVE - increment))
-    cap = max(MIN_BUDGET, usable - future_min)
+    future_min = max(0.0, later * (overhead + MIN_MOVE - increment),
+                     overhead + MIN_MOVE if later else 0.0)
+    cap = max(MIN_BUDGET, usable - future_min - min(JITTER, 0.25 * usable))
     safety = min(SAFETY_SHARE * remaining, SAFETY_CAP)
     pool = max(MIN_BUDGET, usable + later * (increment - overhead) - safety)
-    hard_cap = min(cap, usable * max_share(horizon))
 
     # our moves to come within the horizon, and the first one that can afford the exact solve
     plies = [empties - 2 * i for i in range(horizon)]
     solve_at = next((i for i, e in enumerate(plies)
                      if solve.seconds(e) * SOLVE_MARGIN <= SOLVE_SHARE * pool), horizon)
     if solve_at == 0:
-        need = solve.seconds(empties)
-        hard = min(hard_cap if horizon > 1 else cap, max(need * SOLVE_MARGIN, pool / horizon))
-        soft = min(hard, max(need, pool / horizon))
-        return Budget(soft=max(MIN_BUDGET, soft), hard=max(MIN_BUDGET, hard))
-    reserve = sum(solve.seconds(e) for e in plies[solve_at:]) * SOLVE_MARGIN
+        # the solve fits: the search ends when it has proved the result, and the moves after it
+        # are cheap, so let it take what it needs up to the per-move cap
+        later_cost = sum(solve.seconds(e) for e in plies[1:]) * SOLVE_MARGIN
+        hard_cap = cap if horizon == 1 else min(cap, pool * max_share(2))
+        hard = max(MIN_BUDGET, min(hard_cap, pool - later_cost))
+        return Budget(soft=hard, hard=hard)
+    reserve = sum(solve.seconds(e) for e in plies[solve_at:]) * RESERVE_FACTOR
     weights = [phase_weight(e) for e in plies[:solve_at]]
-    soft = max(pool - reserve, pool * 0.5) * weights[0] / sum(weights)
-    hard = min(hard_cap, soft * HARD_FACTOR)
-    soft = min(soft, hard)
+    # the per-move cap counts the moves that cost time: those up to and including the solve
+    hard_cap = min(cap, pool * max_share(min(horizon, solve_at + 1)))
+    share = max(pool - reserve, pool * 0.5) * weights[0] / sum(weights)
+    hard = min(hard_cap, share * HARD_FACTOR)
+    soft = min(share * SOFT_FACTOR, hard)
     return Budget(soft=max(MIN_BUDGET, soft), hard=max(MIN_BUDGET, hard))

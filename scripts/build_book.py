@@ -62,7 +62,7 @@ def expand(book: Book, engine: Engine, size: int, depth: int, margin: int, max_p
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--output", type=Path, default=DEFAULT_OUTPUT)
-    p.add_argument("--depth", type=int, default=8, help="search depth behind each move")
+    p.add_argument("--depth", type=int, default=10, help="search depth behind each move")
     p.add_argument("--margin", type=int, default=60,
                    help="centi-discs below the best for a move to be expanded")
     p.add_argument("--positions", type=int, default=300, help="positions for the 8x8 board")

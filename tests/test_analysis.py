@@ -7,9 +7,11 @@ import csv
 import io
 import json
 import os
+import signal
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 from typing import Any, Optional
 
@@ -19,7 +21,18 @@ from othello_engine.board import PASS, Board, format_ggf, parse_obf, parse_squar
 from othello_engine.analysis import Progress, detect_format
 
 ANALYZE = [sys.executable, "-m", "othello_engine.analysis"]
-FFO = Path("/work/shared/data/ffo/fforum-1-19.obf")
+
+
+def _ffo_file() -> Optional[Path]:
+    for parent in [*Path(__file__).resolve().parents, Path("/work")]:
+        f = parent / "shared" / "data" / "ffo" / "fforum-1-19.obf"
+        if f.is_file():
+            return f
+    return None
+
+
+FFO = _ffo_file()
+needs_ffo = pytest.mark.skipif(FFO is None, reason="shared/data/ffo not found")
 PASS_POSITION = "XXXXXXXXXXXXXXXOXXXOOXOOXXXOXO-OXOOXOOOOXOOOOXO-X-OOOOXX----OXXX w"
 
 
@@ -68,16 +81,18 @@ def check_analysis(rec: dict[str, Any], board: Board) -> None:
 # --- input formats -------------------------------------------------------------------------------
 
 def test_every_input_format_is_detected_and_analysed() -> None:
-    obf_line = FFO.read_text().splitlines()[0]
-    obf_board, _ = parse_obf(obf_line)
+    obf_board = a_game(40)
+    obf_board = Board.from_discs(8, obf_board.black, obf_board.white, obf_board.turn)
+    side = "X" if obf_board.turn == 0 else "O"
+    obf_line = f"{obf_board.cells()} {side};"
     game = a_game(6)
     moves = Board()
     for m in ("f5", "d6", "c3", "d3", "c4"):
         moves.push_str(m)
     inputs = [
         (obf_line, "obf", obf_board),
-        (obf_board.cells() + " X", "board", obf_board),
-        (obf_board.cells() + "X", "board", obf_board),
+        (obf_board.cells() + " " + side, "board", obf_board),
+        (obf_board.cells() + side, "board", obf_board),
         (moves.fen(), "fen", moves),
         ("f5d6c3d3c4", "moves", moves),
         ("F5 d6 C3 d3 c4", "moves", moves),
@@ -110,15 +125,18 @@ def test_forced_format_and_detection() -> None:
 
 
 def test_bad_lines_get_error_records_and_the_run_goes_on() -> None:
-    text = "f5 d6\nnonsense here\n\n# a comment\nf5 f5\n" + "-" * 63 + " X\nf5\n"
+    text = ("f5 d6\nnonsense here\n\n# a comment\nf5 f5\n" + "-" * 63 + " X\nf5\n"
+            "(;GM[Othello]B[A1];)\n8/8/8/8/8/8/8 x\n")
     proc = run(["--json", "--depth", "1"], text)
     assert proc.returncode == 1
     recs = records(proc)
-    assert [r["line"] for r in recs] == [1, 2, 5, 6, 7]
+    assert [r["line"] for r in recs] == [1, 2, 5, 6, 7, 8, 9]
     assert "best" in recs[0] and "best" in recs[4]
-    assert "not a position" in recs[1]["error"]
+    assert "not a position" in recs[1]["error"] and recs[1]["format"] is None
     assert "move 2" in recs[2]["error"] and "occupied" in recs[2]["error"]
-    assert "63 cells" in recs[3]["error"]
+    assert "63 cells" in recs[3]["error"] and recs[3]["format"] == "board"
+    assert recs[5]["format"] == "ggf" and "a1" in recs[5]["error"].lower()
+    assert recs[6]["format"] == "fen" and "bad FEN" in recs[6]["error"]
     assert all("error" not in r for r in (recs[0], recs[4]))
 
 
@@ -168,7 +186,6 @@ def test_json_multipv_lines_are_distinct_legal_moves() -> None:
 
 
 def test_jobs_keep_the_input_order() -> None:
-    # alternate slow and quick positions so that later lines finish first
     lines = []
     for i in range(8):
         game = a_game(8 + i)
@@ -177,6 +194,34 @@ def test_jobs_keep_the_input_order() -> None:
     recs = records(proc)
     assert [r["line"] for r in recs] == list(range(1, 9))
     assert [r["input"] for r in recs] == lines
+
+
+SLOW_FIRST_ENGINE = textwrap.dedent("""
+    import sys, time
+    from othello_engine.protocol.loop import Output
+    from othello_engine.protocol.uci import UciSession
+    session = UciSession(Output(sys.stdout))
+    position = ""
+    for line in sys.stdin:
+        if line.startswith("position"):
+            position = line.split()
+        if line.startswith("go") and position[-1:] == ["f5"]:
+            time.sleep(1.5)  # the first line finishes last
+        if not session.handle(line.strip()):
+            break
+    session.close()
+""")
+
+
+def test_jobs_reorder_results_that_finish_out_of_order(tmp_path: Path) -> None:
+    script = tmp_path / "slow_first.py"
+    script.write_text(SLOW_FIRST_ENGINE)
+    lines = ["f5", "f5 d6", "f5 d6 c3", "f5 d6 c3 d3", "f5 d6 c3 d3 c4"]
+    proc = run(["--json", "--jobs", "2", "--depth", "2", "--engine", f"{sys.executable} {script}"],
+               "\n".join(lines) + "\n")
+    recs = records(proc)
+    assert [r["input"] for r in recs] == lines
+    assert recs[0]["time"] >= 1.5 and all(r["time"] < 1.5 for r in recs[1:])
 
 
 def test_engine_subcommand_and_progress_stays_off_without_a_terminal() -> None:
@@ -250,8 +295,9 @@ def test_an_engine_that_cannot_start_is_a_usage_error() -> None:
 
 # --- exact scores ----------------------------------------------------------------------------------
 
-@pytest.mark.slow
+@needs_ffo
 def test_exact_scores_on_ffo_1_to_3_agree_with_the_suite() -> None:
+    assert FFO is not None
     lines = FFO.read_text().splitlines()[:3]
     proc = run(["--json", "--exact", "--jobs", "2"], "\n".join(lines) + "\n", timeout=120)
     assert proc.returncode == 0, proc.stderr
@@ -263,12 +309,17 @@ def test_exact_scores_on_ffo_1_to_3_agree_with_the_suite() -> None:
 
 
 def test_obf_disagreement_is_reported() -> None:
-    line = FFO.read_text().splitlines()[0]
-    cells = line.split(";")[0]
-    # claim a wrong best score: an engine with any search cannot agree with it
-    proc = run(["--json", "--depth", "1"], cells + "; A4:+64;\n")
+    board = a_game(200)
+    while board.empties < 8:
+        board.pop()
+    board = Board.from_discs(8, board.black, board.white, board.turn)
+    claimed = board.legal_moves()[0]
+    assert solve(board.copy()) != 64
+    cells = board.cells() + (" X" if board.turn == 0 else " O")
+    proc = run(["--json", "--exact"], f"{cells}; {square_name(claimed)}:+64;\n")
     (rec,) = records(proc)
-    assert rec["known_score"] == 64 and rec["known_best"] == ["a4"] and rec["agrees"] is False
+    assert rec["known_score"] == 64 and rec["known_best"] == [square_name(claimed)]
+    assert rec["exact"] and rec["agrees"] is False
 
 
 # --- the plot --------------------------------------------------------------------------------------
@@ -297,3 +348,48 @@ def test_the_module_examples_run() -> None:
     import doctest
     import othello_engine.analysis as analysis
     assert doctest.testmod(analysis).failed == 0
+
+
+def _children(pid: int) -> list[int]:
+    kids = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                kids.append(int(entry))
+    return kids
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="needs /proc")
+@pytest.mark.parametrize("sig, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_an_interrupted_run_closes_its_engines(sig: int, code: int) -> None:
+    proc = subprocess.Popen(ANALYZE + ["--depth", "40", "--jobs", "2"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    assert proc.stdin is not None
+    proc.stdin.write(b"f5\nf5 d6\n")
+    proc.stdin.close()
+    deadline = time.monotonic() + 30
+    while len(_children(proc.pid)) < 2 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    engines = _children(proc.pid)
+    assert len(engines) == 2
+    time.sleep(0.3)  # let the searches start
+    proc.send_signal(sig)
+    assert proc.wait(timeout=20) == code
+    assert not any(os.path.exists(f"/proc/{pid}") for pid in engines)
+    proc.stdout.close()  # type: ignore[union-attr]
+    proc.stderr.close()  # type: ignore[union-attr]
+
+
+def test_plot_writes_one_file_per_game(tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib")
+    games = [format_ggf(a_game(n)) for n in (6, 8)]
+    text = games[0] + "\nf5 d6\n" + games[1] + "\n"
+    proc = run(["--depth", "1", "--plot", str(tmp_path / "g.png"), "--csv"], text)
+    assert proc.returncode == 0, proc.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["g-1.png", "g-3.png"]
+    assert "wrote" in proc.stderr

@@ -11,7 +11,7 @@ import reference_rules as ref
 from othello_engine import board as board_module
 from othello_engine import perft as perft_module
 from othello_engine.board import (BLACK, PASS, WHITE, Board, IllegalMoveError, InvalidBoardError,
-                                  InvalidSquareError, OthelloError, parse_square, square_name)
+                                  InvalidSquareError, OthelloError, canonical, parse_square, square_name)
 
 SIZES = [3, 4, 5, 6, 7, 8]
 
@@ -177,3 +177,17 @@ def test_from_discs_checks_everything() -> None:
         Board.from_discs(8, 1 << 64, 0, BLACK)
     b = Board.from_discs(5, 1, 2, WHITE)
     assert b.player == 2 and b.opponent == 1 and b.size == 5
+
+
+def test_count_and_canonical_refuse_what_is_not_on_the_board() -> None:
+    board = Board()
+    assert board.count(BLACK) == board.count(WHITE) == 2
+    for colour in (2, -1, "black"):
+        with pytest.raises(OthelloError, match="colour"):
+            board.count(colour)  # type: ignore[arg-type]
+    with pytest.raises(InvalidBoardError, match="4x4"):
+        canonical(1 << 63, 1 << 40, 4)  # discs off the 4x4 board are not silently dropped
+    with pytest.raises(InvalidBoardError, match="overlap"):
+        canonical(1 << 9, 1 << 9, 8)
+    with pytest.raises(InvalidBoardError):
+        canonical(-1, 0, 8)

@@ -135,9 +135,31 @@ def test_deepen_negamaxes_to_the_solved_value_on_4x4() -> None:
         for _ in range(3):
             b.push(rng.choice(b.legal_moves()))
         book.add_game(b)
+    # and positions where a move forces the opponent to pass, or ends the game
+    rng = random.Random(99)
+    wanted = {"pass": 2, "end": 2}
+    while any(wanted.values()):
+        b = Board(4)
+        while not b.is_game_over():
+            moves = b.legal_moves()
+            if not moves:
+                b.push(PASS)
+                continue
+            for m in moves:
+                c = b.copy()
+                c.push(m)
+                kind = "end" if c.is_game_over() else "pass" if c.must_pass() else ""
+                if kind and wanted[kind] and not book.contains(b):
+                    wanted[kind] -= 1
+                    book.add_position(b)
+            b.push(rng.choice(moves))
     engine = Engine(hash_mb=1)
     searched = book.deepen(engine, 20)
     assert searched > 0
+    for line in export(book).splitlines()[1:]:
+        node = Board.from_relative(line.split()[1])
+        best = book.lookup(node)[0]
+        assert best.exact and best.score == 100 * solve(node.player, node.opponent, node.mask), line
     start = Board(4)
     for b in [start] + [parse_moves(square_name(m), 4) for m in start.legal_moves()]:
         hits = book.lookup(b)
@@ -383,3 +405,117 @@ def test_protocol_helpers(tmp_path: Path) -> None:
     assert lines[-1] == "learned" and lines[0].startswith("status learned 10 moves")
     with Book.open(path) as book:
         assert [m.move for m in book.lookup(Board())] == [parse_square("f5")]
+
+
+class EngineProcess:
+    """The engine process over pipes (UCI-like protocol)."""
+
+    def __init__(self) -> None:
+        self.proc = subprocess.Popen([sys.executable, "-m", "othello_engine"], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                     bufsize=1)
+
+    def send(self, line: str) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(line + "\n")
+        self.proc.stdin.flush()
+
+    def until(self, prefix: str, timeout: float = 20.0) -> list[str]:
+        assert self.proc.stdout is not None
+        lines = []
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            line = self.proc.stdout.readline()
+            assert line, f"engine closed its output; got {lines}"
+            lines.append(line.rstrip("\n"))
+            if line.startswith(prefix):
+                return lines
+        raise AssertionError(f"no {prefix!r} within {timeout} s: {lines}")
+
+    def close(self) -> None:
+        self.send("quit")
+        self.proc.communicate(timeout=10)
+
+
+def test_uci_engine_plays_book_moves_instantly(tmp_path: Path) -> None:
+    path = tmp_path / "uci.book"
+    after_f5 = parse_moves("f5")
+    with Book.open(path, write=True) as book:
+        book.set_move(after_f5, parse_square("f6"), 30, 18)
+        book.set_move(after_f5, parse_square("f4"), -500, 18)
+    e = EngineProcess()
+    try:
+        e.send("uci")
+        hello = e.until("uciok")
+        assert "option name OwnBook type check default false" in hello
+        assert "option name BookFile type string default <empty>" in hello
+        # off by default: a search, not the book
+        e.send("position startpos moves f5")
+        e.send("go depth 2")
+        lines = e.until("bestmove")
+        assert not any("book" in line for line in lines)
+        # on, with the shipped book: depth 40 would take far longer than the time allowed
+        e.send("setoption name OwnBook value true")
+        e.send("isready")
+        assert any(line.startswith("info string book <shipped book>") for line in e.until("readyok"))
+        e.send("position startpos")
+        started = time.monotonic()
+        e.send("go depth 40")
+        lines = e.until("bestmove", timeout=5)
+        assert time.monotonic() - started < 2.0
+        assert lines[0].startswith("info string book move ")
+        move = parse_square(lines[-1].split()[1])
+        assert move in {m.move for m in Book.shipped().lookup(Board())}
+        # a book file: the learned move, mapped for a mirror image of the position
+        e.send(f"setoption name BookFile value {path}")
+        for k in range(8):
+            img = image(after_f5, k)
+            e.send(f"position board {img.cells()} w")
+            e.send("go depth 40")
+            lines = e.until("bestmove", timeout=5)
+            expected = image(parse_moves("f5f6"), k)
+            played = img.copy()
+            played.push(parse_square(lines[-1].split()[1]))
+            assert played == expected, lines
+        # out of the book: a normal search
+        e.send("position startpos moves f5 d6")
+        e.send("go depth 2")
+        lines = e.until("bestmove")
+        assert not any("book" in line for line in lines)
+        # a missing file: one line, then play on without a book
+        e.send(f"setoption name BookFile value {tmp_path / 'missing.book'}")
+        e.send("position startpos moves f5")
+        e.send("go depth 2")
+        lines = e.until("bestmove")
+        notes = [line for line in lines if "book" in line]
+        assert len(notes) == 1 and notes[0].startswith("info string book not used:")
+        assert parse_square(lines[-1].split()[1]) in after_f5.legal_moves()
+    finally:
+        e.close()
+    assert not (tmp_path / "missing.book").exists()
+
+
+def test_nboard_hint_sends_book_lines_and_learn_adds_the_game(tmp_path: Path) -> None:
+    pytest.importorskip("othello_engine.protocol.nboard")
+    path = tmp_path / "nboard.book"
+    after_f5 = parse_moves("f5")
+    with Book.open(path, write=True) as book:
+        book.set_move(after_f5, parse_square("f6"), 150, 12)
+        book.set_move(after_f5, parse_square("d6"), 50, 12)
+    game = parse_moves("f5d6c3d3c4")
+    proc = subprocess.Popen([sys.executable, "-m", "othello_engine"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "OTHELLO_ENGINE_BOOK": str(path)})
+    script = ["nboard 2", "set depth 2",
+              "set game " + format_ggf(after_f5, "a", "b"), "hint 2", "ping 1",
+              "set game " + format_ggf(game, "a", "b"), "learn", "ping 2", "quit"]
+    out, err = proc.communicate("\n".join(script) + "\n", timeout=60)
+    lines = out.splitlines()
+    assert "book F6 1.50 0 12 from the book" in lines and "book D6 0.50 0 12 from the book" in lines
+    assert lines.index("book F6 1.50 0 12 from the book") < lines.index("pong 1")
+    assert "learned" in lines and "Traceback" not in err
+    with Book.open(path) as book:
+        b = Board()
+        for move in game.move_stack:
+            assert any(m.move == move and m.games == 1 for m in book.lookup(b))
+            b.push(move)

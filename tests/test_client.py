@@ -12,13 +12,21 @@ from typing import Iterator
 
 import pytest
 
-from othello_engine.board import PASS, Board, parse_obf, square_name
+from othello_engine.board import PASS, Board, parse_square, square_name
 from othello_engine.client import (Engine, EngineError, EngineProcess, EngineTerminatedError,
                                    EngineTimeoutError, IllegalEngineMoveError, Info, Limit,
                                    go_command, parse_info, position_command)
 
 ENGINE = [sys.executable, "-m", "othello_engine"]
-FFO = "/work/shared/data/ffo/fforum-1-19.obf"
+
+
+def midgame(empties: int) -> Board:
+    """A position that is not the standard start, with the given number of empties: the game of
+    first legal moves, restarted from its board (so it has no history)."""
+    board = Board()
+    while board.empties > empties:
+        board.push(board.legal_moves()[0] if board.legal_moves() else PASS)
+    return Board.from_discs(8, board.black, board.white, board.turn)
 
 
 def reaped(pid: int) -> bool:
@@ -77,10 +85,12 @@ def test_position_command_carries_the_game() -> None:
     for m in ("f5", "d6", "c3"):
         b.push_str(m)
     assert position_command(b) == "position startpos moves f5 d6 c3"
-    start, _ = parse_obf(open(FFO).readline())
+    start = midgame(30)
+    side = "b" if start.turn == 0 else "w"
     start.push(start.legal_moves()[0])
     cmd = position_command(start)
-    assert cmd.startswith("position board ") and cmd.endswith(" b moves " + square_name(start.move_stack[0]))
+    assert cmd.startswith("position board " + start.replay().cells())
+    assert cmd.endswith(f" {side} moves " + square_name(start.move_stack[0]))
     assert position_command(start, "ugi").startswith("position fen ")
 
 
@@ -88,7 +98,7 @@ def test_go_command_maps_every_limit() -> None:
     assert go_command(Limit(time=0.25)) == "go movetime 250"
     assert go_command(Limit(black_clock=1, white_clock=2, white_inc=0.5, moves_to_go=10)) == \
         "go btime 1000 wtime 2000 binc 0 winc 500 movestogo 10"
-    assert go_command(Limit(exact=True)) == "go depth 60"
+    assert go_command(Limit(exact=True)) == "go depth 60 exact"
     assert go_command(None) == "go infinite"
 
 
@@ -122,7 +132,7 @@ def test_play_a_whole_game_with_legal_moves(engine: Engine) -> None:
 
 
 def test_play_respects_the_history_and_non_standard_starts(engine: Engine) -> None:
-    board, _ = parse_obf(open(FFO).readlines()[2])
+    board = midgame(20)
     for _ in range(3):
         result = engine.play(board, Limit(depth=3))
         assert result.move is not None and board.is_legal(result.move)
@@ -137,9 +147,9 @@ def test_play_with_a_clock_returns_in_time(engine: Engine) -> None:
 
 
 def test_analyse_gives_exact_scores_that_match_the_oracle(engine: Engine) -> None:
-    board, _ = parse_obf(open(FFO).readline())
-    while board.empties > 9:
-        board.push(board.legal_moves()[0] if board.legal_moves() else PASS)
+    board = midgame(20)
+    while board.empties > 9:  # with history: the engine gets the moves to replay
+        board.push(board.legal_moves()[-1] if board.legal_moves() else PASS)
     info = engine.analyse(board, Limit(exact=True), timeout=30)
     assert info.exact and info.discs == solve(board.copy())
     assert info.move is not None and board.is_legal(info.move)
@@ -150,9 +160,10 @@ def test_analyse_multipv_lists_distinct_legal_moves(engine: Engine) -> None:
     board.push_str("f5")
     lines = engine.analyse(board, Limit(depth=3), multipv=2)
     assert len(lines) == 2 and [i.multipv for i in lines] == [1, 2]
-    assert len({i.move for i in lines}) == 2 and all(board.is_legal(i.move) for i in lines)
+    moves = [i.move for i in lines]
+    assert len(set(moves)) == 2 and all(m is not None and board.is_legal(m) for m in moves)
     more = engine.analyse(board, Limit(depth=2), multipv=10)
-    assert sorted(i.move for i in more) == board.legal_moves()  # only 3 moves exist
+    assert sorted(i.move or -1 for i in more) == board.legal_moves()  # only 3 moves exist
     single = engine.analyse(board, Limit(depth=2))  # back to one line
     assert isinstance(single, Info) and single.multipv == 1
 
@@ -166,7 +177,7 @@ def test_streaming_analysis_deepens_and_stops(engine: Engine) -> None:
             if info.depth is not None and info.depth >= 3:
                 stream.stop()
     assert stream.result is not None and stream.result.move in Board().legal_moves()
-    assert depths[:3] == [1, 2, 3]
+    assert depths == sorted(depths) and len(set(depths)) >= 2  # it deepened, step by step
     assert time.monotonic() - t < 10
     assert engine.play(Board(), Limit(depth=1)).move is not None  # still in step
 
@@ -268,3 +279,40 @@ def test_the_module_examples_run() -> None:
     import doctest
     import othello_engine.client as client
     assert doctest.testmod(client).failed == 0
+
+
+def test_a_rejected_go_raises_at_once_and_the_engine_stays_usable() -> None:
+    body = '''
+        if line.startswith("go") and "depth 1" in line:
+            out("info string error: go: depth 1 is not allowed here")
+        elif line.startswith("go"):
+            out("info depth 2 score cp 5 pv d3")
+            out("bestmove d3")
+    '''
+    with Engine.popen(fake_engine(body)) as e:
+        t = time.monotonic()
+        with pytest.raises(EngineError, match="rejected the search: error: go: depth 1"):
+            e.play(Board(), Limit(depth=1))
+        assert time.monotonic() - t < 5
+        result = e.play(Board(), Limit(depth=2))
+        assert result.move == parse_square("d3") and result.info.score == 5
+
+
+def test_a_rejected_position_is_not_searched() -> None:
+    body = '''
+        if line.startswith("position"):
+            out("info string error: position: no such thing")
+        elif line.startswith("go"):
+            out("bestmove d3")
+    '''
+    with Engine.popen(fake_engine(body)) as e:
+        with pytest.raises(EngineError, match="no such thing.*position startpos"):
+            e.play(Board(), Limit(depth=1))
+
+
+def test_the_log_sees_both_directions() -> None:
+    seen: list[tuple[str, str]] = []
+    with Engine.popen(ENGINE, log=lambda d, line: seen.append((d, line))) as e:
+        e.play(Board(), Limit(depth=1))
+    assert (">", "uci") in seen and ("<", "uciok") in seen
+    assert any(d == "<" and line.startswith("bestmove") for d, line in seen)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import doctest
 import random
 
 import pytest
@@ -82,6 +83,11 @@ def test_kernels_agree_on_dense_random_bitboards() -> None:
         if empty:
             sq = rng.choice([s for s in range(64) if empty >> s & 1])
             assert _core.flipped_discs(P, O, sq) == _core._flipped_discs_scalar(P, O, sq)
+
+
+def test_core_doctests() -> None:
+    result = doctest.testmod(_core)
+    assert result.attempted > 0 and result.failed == 0
 
 
 def test_board_mask() -> None:

@@ -11,7 +11,7 @@ import reference_rules as ref
 from othello_engine import _core
 from othello_engine.board import (BLACK, PASS, SYMMETRY_INVERSE, WHITE, Board, IllegalMoveError,
                                   InvalidBoardError, InvalidSquareError, OthelloError, canonical,
-                                  format_ggf, format_obf, parse_ggf, parse_ggf_games, parse_obf,
+                                  format_ggf, format_obf, parse_ggf, parse_ggf_games, parse_obf, parse_position,
                                   parse_side, parse_square, square_name, transform_square)
 
 SIZES = [3, 4, 5, 6, 7, 8]
@@ -72,9 +72,9 @@ def test_bad_squares(text: str, size: int) -> None:
 
 
 def test_bad_square_index() -> None:
-    for bad in (-1, 65, 99):
-        with pytest.raises(InvalidSquareError, match=str(bad)):
-            square_name(bad)
+    for bad in (-1, 65, 99, "d3", None):
+        with pytest.raises(InvalidSquareError, match=repr(bad)):
+            square_name(bad)  # type: ignore[arg-type]
 
 
 # --- board strings ------------------------------------------------------------------------------
@@ -106,6 +106,14 @@ def test_bad_board_strings(cells: str, side: str, why: str) -> None:
     with pytest.raises(InvalidBoardError) as info:
         Board.from_cells(cells, side)
     assert why in str(info.value)
+
+
+def test_non_strings_are_typed_errors() -> None:
+    for call in (lambda: Board.from_cells(None, "X"), lambda: Board.from_cells("-" * 9, None),
+                 lambda: Board.from_relative(42), lambda: Board.from_fen(None), lambda: parse_obf(3),
+                 lambda: parse_square(None), lambda: parse_position(None)):
+        with pytest.raises(OthelloError):
+            call()
 
 
 def test_bad_relative_board() -> None:
@@ -147,6 +155,19 @@ def test_bad_fens(fen: str, why: str) -> None:
     with pytest.raises(InvalidBoardError) as info:
         Board.from_fen(fen)
     assert repr(fen) in str(info.value) and why in str(info.value)
+
+
+def test_parse_position_reads_fen_and_board_strings() -> None:
+    b = Board(6)
+    b.push(b.legal_moves()[0])
+    side = "O" if b.turn == WHITE else "X"
+    assert parse_position(b.fen()) == b
+    assert parse_position(f"{b.cells()} {side}") == b
+    assert parse_position(format_obf(b, [(b.legal_moves()[0], 3)])) == b
+    for bad in ("", "--------", "x/y z"):
+        with pytest.raises(InvalidBoardError) as info:
+            parse_position(bad)
+        assert repr(bad) in str(info.value)
 
 
 # --- OBF ----------------------------------------------------------------------------------------
@@ -306,3 +327,14 @@ def test_bad_symmetry_arguments() -> None:
         transform_square(0, 8)
     with pytest.raises(InvalidBoardError, match="9"):
         canonical(0, 0, 9)
+
+
+def test_ggf_text_fields_with_brackets_stay_readable() -> None:
+    """A player name or place with ']' (an engine called 'v2[beta]') must not end its property early."""
+    board = Board()
+    board.push_str("f5")
+    text = format_ggf(board, black="v2[beta]", white="a]b", place="lab]1", date="x]", time_control="1]0")
+    record = parse_ggf(text)
+    assert record.board == board and record.black == "v2[beta)" and record.white == "a)b"
+    assert record.place == "lab)1" and record.date == "x)" and record.time_control == "1)0"
+    assert parse_ggf(format_ggf(board, result="+64.00:r]")).result == "+64.00:r)"

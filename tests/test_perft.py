@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import random
+import signal
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -109,6 +111,20 @@ def test_cli_any_position_and_size_bulk() -> None:
     assert [int(parts[3]) for parts in lines] == [ref.perft(after_f5, ref.WHITE, d) for d in range(1, 5)]
 
 
+def test_cli_position_options_agree() -> None:
+    """One position given five ways gives one count, the reference's."""
+    rng = random.Random(11)
+    grid, color, _ = ref.random_game(8, rng)[20]
+    side = "X" if color == ref.BLACK else "O"
+    b = Board.from_cells(ref.grid_text(grid), side)
+    rel = b.relative_cells()
+    expected = f"total {ref.perft(grid, color, 3)}"
+    for option in (["--position", b.fen()], ["--fen", b.fen()], ["--obf", f"{b.cells()} {side};"],
+                   ["--board", f"{b.cells()} {side}"], ["--relative", f"{rel} {side.lower()}"]):
+        proc = run_cli("3", *option)
+        assert expected in proc.stdout.splitlines(), (option, proc.stdout, proc.stderr)
+
+
 def test_cli_bad_input_is_one_error_line() -> None:
     proc = run_cli("3", "--fen", "9/8 x")
     assert proc.returncode == 2 and proc.stdout == ""
@@ -124,3 +140,49 @@ def test_pass_at_root_is_one_divide_entry() -> None:
     result = board_perft(board, 2)
     assert [square_name(m) for m, _ in result.per_move] == ["pass"]
     assert result.total == ref.perft([list("XO."), list("..."), list("...")], ref.WHITE, 2)
+
+
+def test_cli_bad_move_names_its_option_and_number() -> None:
+    proc = run_cli("3", "--moves", "f5", "f5")
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert "--moves" in proc.stderr and "move 2 'f5'" in proc.stderr and "occupied" in proc.stderr
+
+
+def test_cli_size_must_agree_with_a_given_position() -> None:
+    proc = run_cli("2", "--size", "6", "--fen", "8/8/8/3ox3/3xo3/8/8/8 x")
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert "--size 6" in proc.stderr and "8x8" in proc.stderr
+    agreeing = run_cli("2", "--size", "6", "--fen", "6/6/2ox2/2xo2/6/6 x")
+    assert agreeing.returncode == 0 and "total 12" in agreeing.stdout.splitlines()
+
+
+def test_cli_ctrl_c_stops_a_long_count_at_once() -> None:
+    """perft 14 takes many minutes; SIGINT must end it within seconds (exit 130, no traceback),
+    and the root moves counted so far stay on stdout."""
+    proc = subprocess.Popen([sys.executable, "-m", "othello_engine", "perft", "14", "--bulk"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        while not proc.stdout.readline().startswith("bulk"):
+            pass
+        time.sleep(0.3)  # well inside the count of the first root move
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=10)
+    finally:
+        proc.kill()
+        proc.wait()
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and "interrupted" in err
+    assert "total" not in out
+
+
+def test_cli_reader_going_away_is_quiet() -> None:
+    """``othello-engine perft 9 | head -1``: no traceback when the pipe closes."""
+    proc = subprocess.Popen([sys.executable, "-m", "othello_engine", "perft", "9"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stdout is not None and proc.stderr is not None
+    assert proc.stdout.readline().startswith("position")
+    proc.stdout.close()
+    err = proc.stderr.read()
+    proc.wait(timeout=30)
+    assert "Traceback" not in err and "Error" not in err, err

@@ -8,6 +8,7 @@ import random
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Optional
 
@@ -46,7 +47,7 @@ class Player:
 
     def until_prompt(self) -> str:
         self.child.expect_exact(PROMPT)
-        text = self.child.before.replace("\r\n", "\n")
+        text = self.child.before.replace("\r\n", "\n").replace("\r", "\n")  # spinner lines
         self.transcript += text + "\n> "
         self.apply_events(text)
         return text
@@ -301,3 +302,17 @@ def test_bad_options_give_one_line() -> None:
                        capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL)
     assert r.returncode == 2
     assert r.stderr.strip().count("\n") == 0 and "--board" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_ctrl_c_makes_the_engine_move_now() -> None:
+    p = Player(["--no-color", "--time", "60"])
+    p.board.push(p.board.legal_moves()[0])
+    p.child.sendline(square_name(p.board.move_stack[-1]))
+    p.child.expect_exact("thinking", timeout=10)
+    started = time.monotonic()
+    p.child.sendintr()
+    p.screen = p.until_prompt()
+    assert time.monotonic() - started < 5.0
+    assert len(p.board.move_stack) == 2  # the engine moved (checked against the rules)
+    check_screen(p)
+    p.quit()

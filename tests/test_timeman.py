@@ -6,7 +6,7 @@ import itertools
 
 import pytest
 
-from othello_engine.timeman import (DEFAULT_SOLVE, MIN_BUDGET, Budget, SolveModel, clock_budget,
+from othello_engine.timeman import (DEFAULT_SOLVE, JITTER, MIN_BUDGET, Budget, SolveModel, clock_budget,
                                     movetime_budget, own_moves_left)
 
 CLOCKS = [0.05, 0.3, 2.0, 10.0, 60.0, 600.0]
@@ -39,8 +39,10 @@ def test_budget_is_sane_and_leaves_the_overhead(clock, inc, overhead):
     for empties in (60, 45, 30, 20, 12, 3, 1):
         b = clock_budget(clock, inc, None, empties, overhead)
         assert MIN_BUDGET <= b.soft <= b.hard
-        if clock - overhead > MIN_BUDGET:
-            assert b.hard <= clock - overhead
+        usable = clock - overhead
+        if usable > MIN_BUDGET:
+            # the overhead and a jitter margin always stay on the clock
+            assert b.hard <= max(MIN_BUDGET, usable - min(JITTER, 0.25 * usable)) + 1e-12
 
 
 @pytest.mark.parametrize("clock, inc, overhead", itertools.product(CLOCKS[1:], INCS, OVERHEADS[:2]))
@@ -79,9 +81,12 @@ def test_plans_the_exact_solve_when_it_fits():
     # 20 empties, solve expected in 1 s: with 30 s on the clock the move may take what the solve needs
     b = clock_budget(30.0, 0.0, None, 20, 0.01, model)
     assert b.hard >= 2 * model.seconds(20) and b.soft >= model.seconds(20)
-    # with 3 s it does not fit: the budget stays a fair share of the clock
+    # with 3 s it does not fit the solve share now, but at the next move (18 empties) it does:
+    # this move leaves that solve its time
     b = clock_budget(3.0, 0.0, None, 20, 0.01, model)
-    assert b.hard < model.seconds(20) * 2
+    assert 3.0 - b.hard >= 2 * model.seconds(18)
+    nxt = clock_budget(3.0 - b.hard, 0.0, None, 18, 0.01, model)
+    assert nxt.hard >= 2 * model.seconds(18)
     # before the solve, the midgame keeps back what the solve will need: a dearer solve at the
     # same point (20 empties) leaves less for the midgame move
     mid = clock_budget(30.0, 0.0, None, 30, 0.01, model)

@@ -10,6 +10,19 @@ from typing import IO, Iterator, Optional
 MAX_LINE = 1 << 20
 """Longest input line kept (bytes); the rest of a longer line is read and dropped."""
 
+USAGE = """usage: othello-engine [--nboard]
+       othello-engine perft|match|analyze|book|play ... (each with --help)
+
+Without arguments the engine reads commands on standard input and answers on standard output:
+the UCI-like protocol (start with 'uci'), its UGI dialect ('ugi'), or NBoard ('nboard 2', or
+from the start with --nboard). Type 'help' in the UCI-like protocol for its commands; the full
+contract is protocol_spec.md.
+
+options:
+  --nboard    speak the NBoard protocol from the first line
+  -h, --help  show this help and exit
+"""
+
 
 class Output:
     """Thread-safe line writer: every line is written whole and flushed at once."""
@@ -30,10 +43,14 @@ class Output:
 def input_lines(stream: IO[bytes], limit: int = MAX_LINE) -> Iterator[str]:
     """Lines of the byte stream, decoded leniently (binary garbage becomes replacement characters).
     A line longer than ``limit`` bytes is cut to its first ``limit`` bytes."""
+    first = True
     while True:
         raw = stream.readline(limit)
         if not raw:
             return
+        if first and raw.startswith(b"\xef\xbb\xbf"):
+            raw = raw[3:]  # a UTF-8 byte order mark, as Windows tools write one
+        first = False
         if not raw.endswith(b"\n") and len(raw) >= limit:
             while True:  # drop the rest of the over-long line without holding it in memory
                 more = stream.readline(limit)
@@ -45,6 +62,13 @@ def input_lines(stream: IO[bytes], limit: int = MAX_LINE) -> Iterator[str]:
 def main(args: Optional[list[str]] = None) -> int:
     """Serve one protocol session on stdin/stdout; ``--nboard`` starts in NBoard mode."""
     args = list(args or [])
+    if "-h" in args or "--help" in args:
+        sys.stdout.write(USAGE)
+        return 0
+    unknown = [a for a in args if a != "--nboard"]
+    if unknown:
+        sys.stderr.write(f"othello-engine: unknown argument {unknown[0]!r} (see othello-engine --help)\n")
+        return 2
     out = Output(sys.stdout)
     lines = input_lines(sys.stdin.buffer)
     first: Optional[str] = None

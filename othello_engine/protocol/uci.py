@@ -20,6 +20,8 @@ ENGINE_AUTHOR = "the othello_engine developers"
 
 MAX_QUOTE = 40
 """Characters of an offending input token quoted in an error line."""
+MAX_ERROR = 300
+"""Longest error text (characters); longer ones (quoting huge input) are clipped."""
 MAX_MS = 10 ** 12
 """Largest time in milliseconds `go` accepts (about 31 years)."""
 MAX_DEPTH = 60
@@ -111,11 +113,26 @@ def _clear_hash(session: "UciSession", value: None) -> None:
     session.engine.new_game()
 
 
+def _book_option(name: str) -> Callable[["UciSession", Any], None]:
+    def apply(session: "UciSession", value: Any) -> None:
+        from othello_engine.book import BookError
+        text = ("true" if value else "false") if isinstance(value, bool) else str(value)
+        try:
+            lines = session.book.set_option(name, text)
+        except BookError as exc:
+            raise ProtocolError(f"setoption: {exc}") from None
+        for line in lines:
+            session.out(line)
+    return apply
+
+
 OPTIONS: list[Option] = [
     Option("Hash", "spin", 16, 1, 4096, apply=_set_hash),
     Option("MultiPV", "spin", 1, 1, 64, apply=_set_multipv),
     Option("Move Overhead", "spin", 10, 0, 5000, apply=_set_overhead),
     Option("Clear Hash", "button", apply=_clear_hash),
+    Option("OwnBook", "check", False, apply=_book_option("OwnBook")),
+    Option("BookFile", "string", "", apply=_book_option("BookFile")),
 ]
 """Every option, in handshake order. To add one, append an Option here (its apply() does the rest)."""
 
@@ -295,6 +312,7 @@ class UciSession:
                                        move_overhead=self.settings["Move Overhead"] / 1000)
         self.board = Board()
         self.ugi = False
+        self._book: Any = None
         self._lock = threading.Lock()
         self._active = False          # a go is running and its bestmove is not written yet
         self._infinite = False
@@ -304,8 +322,6 @@ class UciSession:
         self._idle = threading.Event()
         self._idle.set()
         self._perft_stop = threading.Event()
-        self._previous_hook = threading.excepthook
-        threading.excepthook = self._thread_crashed
         self.commands: dict[str, Callable[[list[str]], None]] = {
             "uci": self.cmd_uci, "ugi": self.cmd_ugi, "isready": self.cmd_isready,
             "ucinewgame": self.cmd_newgame, "uginewgame": self.cmd_newgame,
@@ -336,13 +352,22 @@ class UciSession:
         return True
 
     def error(self, text: str) -> None:
+        if len(text) > MAX_ERROR:
+            text = text[: MAX_ERROR - 3] + "..."
         self.out("info string error: " + "".join(ch if " " <= ch <= "~" else "?" for ch in text))
 
     def close(self) -> None:
         """End the session: stop any search (its bestmove may still be written) and wait briefly."""
         self.cmd_stop([])
         self._idle.wait(1.0)
-        threading.excepthook = self._previous_hook
+
+    @property
+    def book(self) -> Any:
+        """The opening book options (othello_engine.book.BookOptions), made when first needed."""
+        if self._book is None:
+            from othello_engine.book import BookOptions
+            self._book = BookOptions()
+        return self._book
 
     def move_text(self, move: Optional[int]) -> str:
         if move is None:
@@ -455,6 +480,12 @@ class UciSession:
     def cmd_go(self, args: list[str]) -> None:
         self.require_idle("go")
         request = parse_go(args, self.board)
+        limit = request.limit
+        if (self.settings["OwnBook"] and request.perft is None and not request.root_moves
+                and not limit.infinite and not limit.exact):
+            from othello_engine.book import uci_book_reply
+            if uci_book_reply(self.book, self.board, self.out, self.move_text):
+                return  # the book wrote its info lines and the one bestmove
         with self._lock:
             self._active = True
             self._stopping = False
@@ -511,19 +542,6 @@ class UciSession:
             self.out(f"info depth 0 score {self.score_text(result.score, True)}")
         self.out(f"bestmove {self.move_text(result.best_move)}")
         self._idle.set()
-
-    def _thread_crashed(self, args: Any) -> None:
-        """threading.excepthook: a crash in the search thread still ends its go with a bestmove."""
-        if args.thread is None or args.thread.name != "search":
-            self._previous_hook(args)
-            return
-        traceback.print_exception(args.exc_type, args.exc_value, args.exc_traceback, file=sys.stderr)
-        self.error(f"internal error in the search: {args.exc_type.__name__}")
-        board = self._go_board
-        legal = board.legal_moves()
-        fallback = legal[0] if legal else PASS if board.must_pass() else None
-        with self._lock:
-            self._finish(SearchResult(best_move=fallback))
 
     def _run_perft(self, board: Board, depth: int) -> None:
         """go perft: one line per root move, then the total (perft thread)."""

@@ -1,0 +1,389 @@
+"""The NBoard protocol (version 2): a line in, an Engine call, a formatted line out."""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+import traceback
+from typing import Callable, Final, Optional
+
+from othello_engine.board import (BLACK, PASS, Board, OthelloError, Square, parse_ggf, parse_square,
+                                  square_name)
+from othello_engine.book import BOOK_ENV, nboard_hint_lines, nboard_learn, options_from_environment
+from othello_engine.engine import Engine, Limit, SearchInfo, SearchResult
+
+ENGINE_NAME: Final = "othello_engine"
+"""The name sent with ``set myname``; one token, since GUIs read the name up to the first space."""
+PROTOCOL_VERSION: Final = 2
+DEFAULT_DEPTH: Final = 8
+"""Midgame depth until the GUI sends ``set depth`` (GUIs always do before ``go`` or ``hint``)."""
+MAX_DEPTH: Final = 60
+ENDGAME_EXTRA: Final = 6
+"""Positions with at most depth + ENDGAME_EXTRA empties are solved exactly (the protocol leaves the
+endgame depth to the engine)."""
+EXACT_DEPTH: Final = "100%"
+"""The depth token of an exact solve: NBoard reads ``100%`` as "proven final score"."""
+
+
+class ProtocolError(ValueError):
+    """A command that cannot be carried out; its text becomes a ``status`` line."""
+
+
+def format_eval(centi_discs: int) -> str:
+    """An evaluation in discs with two decimals, from centi-discs (never ``-0.00``, never NaN).
+
+    >>> format_eval(-100), format_eval(2350), format_eval(0)
+    ('-1.00', '23.50', '0.00')
+    """
+    text = f"{int(centi_discs) / 100:.2f}"
+    return "0.00" if text == "-0.00" else text
+
+
+def move_text(move: Square) -> str:
+    """A move as NBoard writes it: ``F5``, or ``PA`` for a pass."""
+    return "PA" if move == PASS else square_name(move).upper()
+
+
+def pv_text(pv: tuple[Square, ...] | list[Square]) -> str:
+    """A principal variation as one token (``F5-D6-C3``); NBoard reads the move from its first two
+    characters."""
+    return "-".join(move_text(m) for m in pv)
+
+
+def depth_token(depth: int, exact: bool) -> str:
+    """The depth column of a ``search`` line: the depth in plies, or ``100%`` for an exact solve."""
+    return EXACT_DEPTH if exact else str(depth)
+
+
+def _clip(text: str, n: int = 60) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= n else text[: n - 3] + "..."
+
+
+def _split_word(text: str) -> tuple[str, str]:
+    """The first word of text and the rest (stripped); words are split on any whitespace."""
+    parts = text.split(None, 1)
+    if not parts:
+        return "", ""
+    return parts[0], parts[1].strip() if len(parts) > 1 else ""
+
+
+def _number(text: str, what: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise ProtocolError(f"bad {what} {_clip(text)!r}: expected a number") from None
+    if value != value or value in (float("inf"), float("-inf")):
+        raise ProtocolError(f"bad {what} {_clip(text)!r}: expected a finite number")
+    return value
+
+
+class NBoardSession:
+    """One conversation in the NBoard protocol.
+
+    Searches run in the Engine's background thread (``go``, ``hint``) or in a worker thread of the
+    session (``analyze``), so ``ping`` is read while they run: it stops them, waits until their last
+    line is out, then answers ``pong``.
+    """
+
+    def __init__(self, out: Callable[[str], None]) -> None:
+        self.out = out
+        self.engine = Engine()
+        self.board = Board()
+        self.depth = DEFAULT_DEPTH
+        self.contempt = 0
+        """NBoard's contempt: what a proven draw is worth to Black, in centi-discs (the GUI's
+        "Draws to Black" sends +100, "Draws to White" -100)."""
+        self.version = PROTOCOL_VERSION
+        self.book = options_from_environment()
+        """The opening book, on when OTHELLO_ENGINE_BOOK names a book file (or ``shipped``)."""
+        self._worker: Optional[threading.Thread] = None
+        self._cancel = threading.Event()
+        self._sync_contempt(self.board)
+        self._commands: dict[str, Callable[[str], None]] = {
+            "nboard": self.cmd_nboard, "set": self.cmd_set, "move": self.cmd_move,
+            "hint": self.cmd_hint, "go": self.cmd_go, "ping": self.cmd_ping,
+            "learn": self.cmd_learn, "analyze": self.cmd_analyze,
+        }
+
+    # --- plumbing ---------------------------------------------------------------------------
+    def handle(self, line: str) -> bool:
+        """Deal with one input line; False means quit."""
+        text = line.strip()
+        if not text:
+            return True
+        cmd, rest = _split_word(text)
+        cmd = cmd.lower()
+        if cmd == "quit":
+            self.stop_thinking()
+            return False
+        try:
+            method = self._commands.get(cmd)
+            if method is not None:
+                method(rest)
+            elif self.version == 1 and not rest and self._looks_like_move(cmd):
+                self.cmd_move(cmd)  # version 1 GUIs send a bare "F5" for "move F5"
+            else:
+                raise ProtocolError(f"unknown command {_clip(cmd, 30)!r} ignored")
+        except (ProtocolError, OthelloError) as exc:
+            self.status(str(exc))
+        except Exception as exc:  # never let a traceback reach stdout
+            traceback.print_exc(file=sys.stderr)
+            self.status(f"internal error: {_clip(str(exc))}")
+        return True
+
+    def close(self) -> None:
+        self.stop_thinking()
+        self.book.close()
+
+    def status(self, text: str) -> None:
+        """Send a ``status`` line (empty text clears the GUI's status: the engine is idle)."""
+        text = _clip(text, 200)
+        self.out(f"status {text}" if text else "status")
+
+    def _book_warning(self, line: str) -> None:
+        """A book problem as a status line (the book module words it for the UCI-like protocol)."""
+        self.status(line[len("info string "):] if line.startswith("info string ") else line)
+
+    def stop_thinking(self) -> None:
+        """Stop any search or analysis and wait until its last line has been written."""
+        self._cancel.set()
+        worker = self._worker
+        while worker is not None and worker.is_alive():
+            # Engine.search clears the stop flag when it starts, so keep asking until the worker ends.
+            self.engine.stop()
+            worker.join(0.05)
+        self._worker = None
+        self.engine.stop()
+        self.engine.wait()
+        self._cancel.clear()
+
+    def _looks_like_move(self, token: str) -> bool:
+        try:
+            parse_square(token, self.board.size)
+        except OthelloError:
+            return False
+        return True
+
+    def _sync_contempt(self, board: Board) -> None:
+        # The Engine scores a proven draw from the side to move; NBoard's contempt is Black's.
+        self.engine.contempt = self.contempt if board.turn == BLACK else -self.contempt
+
+    def limit_for(self, board: Board) -> Limit:
+        """The search limit for board: the midgame depth, or an exact solve near the end."""
+        if board.empties <= self.depth + ENDGAME_EXTRA:
+            return Limit(exact=True)
+        return Limit(depth=self.depth)
+
+    # --- commands -----------------------------------------------------------------------------
+    def cmd_nboard(self, rest: str) -> None:
+        token = rest.split()[0] if rest.split() else ""
+        if not token.isdigit():
+            raise ProtocolError(f"bad nboard command: version {_clip(token) or '(none)'!r} is not a number")
+        self.version = int(token)
+        self.out(f"set myname {ENGINE_NAME}")
+        if self.version != PROTOCOL_VERSION:
+            self.status(f"protocol version {self.version} requested; this engine speaks version "
+                        f"{PROTOCOL_VERSION}")
+
+    def cmd_set(self, rest: str) -> None:
+        name, value = _split_word(rest)
+        name = name.lower()
+        if not name:
+            raise ProtocolError("set needs a setting: depth, contempt or game")
+        if name == "depth":
+            depth = _number(value, "depth")
+            if depth != int(depth) or not 1 <= depth <= MAX_DEPTH:
+                raise ProtocolError(f"bad depth {_clip(value)!r}: expected a whole number in 1..{MAX_DEPTH}; "
+                                    f"depth stays {self.depth}")
+            self.depth = int(depth)
+        elif name == "contempt":
+            contempt = _number(value, "contempt")
+            if abs(contempt) > 6400:
+                raise ProtocolError(f"bad contempt {_clip(value)!r}: expected centi-discs in -6400..6400")
+            self.contempt = int(round(contempt))
+            self._sync_contempt(self.board)
+        elif name == "game":
+            self.set_game(value)
+        else:
+            raise ProtocolError(f"unknown setting {_clip(name, 30)!r} ignored")
+
+    def set_game(self, ggf: str) -> None:
+        if not ggf:
+            raise ProtocolError("set game needs a GGF game; the game is unchanged")
+        try:
+            record = parse_ggf(ggf)
+        except ValueError as exc:  # every parse_ggf error is a ValueError (OthelloError or plain)
+            raise ProtocolError(f"set game rejected ({_clip(str(exc), 120)}); the game is unchanged") from None
+        self.stop_thinking()
+        self.board = record.board
+        self._sync_contempt(self.board)
+
+    def cmd_move(self, rest: str) -> None:
+        fields = rest.split()
+        if not fields:
+            raise ProtocolError("move needs a move (e.g. 'move F5' or 'move PA'); the game is unchanged")
+        token = fields[0]
+        parts = token.split("/")
+        for part, what in zip(parts[1:3], ("evaluation", "time")):
+            try:
+                if part.strip():
+                    _number(part, what)
+            except ProtocolError:
+                raise ProtocolError(f"bad {what} {_clip(part)!r} in move {_clip(token)!r}: expected a "
+                                    "number; the game is unchanged") from None
+        try:
+            move = parse_square(parts[0], self.board.size)
+        except OthelloError as exc:
+            raise ProtocolError(f"bad move {_clip(token)!r}: {exc}; the game is unchanged") from None
+        board = self.board.copy()
+        if move != PASS and not board.is_legal(move) and board.must_pass():
+            # The GUI left out a forced pass; GGF readers insert it the same way.
+            board.push(PASS)
+        try:
+            board.push(move)
+        except OthelloError as exc:
+            raise ProtocolError(f"{exc}; the game is unchanged") from None
+        self.stop_thinking()
+        self.board = board
+        self._sync_contempt(self.board)
+
+    def cmd_ping(self, rest: str) -> None:
+        token = rest.split()[0] if rest.split() else "0"
+        self.stop_thinking()
+        if token.lstrip("-").isdigit():
+            self.out(f"pong {int(token)}")
+        else:
+            self.status(f"bad ping {_clip(token)!r}: expected a number; answering pong 0")
+            self.out("pong 0")
+
+    def cmd_learn(self, rest: str) -> None:
+        lines = nboard_learn(self.book, self.board.copy())
+        for line in lines:
+            self.out(line)
+        if len(lines) == 1:  # only "learned": there is no book file to write to
+            self.status(f"learn: the game was not stored (no book file: set {BOOK_ENV} to one)")
+
+    def cmd_go(self, rest: str) -> None:
+        self.stop_thinking()
+        board = self.board.copy()
+        if board.is_game_over():
+            self.status("the game is over: there is no move to make")
+            return
+        if board.must_pass():
+            self.out("=== PA")
+            return
+        hit = self.book.probe(board, warn=self._book_warning)
+        if hit is not None and board.is_legal(hit.move):
+            text = move_text(hit.move) if hit.score is None else f"{move_text(hit.move)}/{format_eval(hit.score)}"
+            self.out(f"=== {text}/0.00")
+            return
+        self.status(f"{ENGINE_NAME} is thinking")
+        self._sync_contempt(board)
+        started = time.monotonic()
+
+        def on_info(info: SearchInfo) -> None:
+            self.out(f"nodestats {info.nodes} {info.time:.2f}")
+
+        def on_done(result: SearchResult) -> None:
+            move = result.best_move
+            try:
+                if move is None or not board.is_legal(move):
+                    print(f"nboard: search returned {move!r}, not a legal move; playing the first legal move",
+                          file=sys.stderr)
+                    move = board.legal_moves()[0]
+                    text = move_text(move)
+                else:
+                    text = f"{move_text(move)}/{format_eval(result.score)}"
+                self.out(f"nodestats {result.nodes} {result.time:.2f}")
+                self.out(f"=== {text}/{time.monotonic() - started:.2f}")
+            except Exception:
+                traceback.print_exc(file=sys.stderr)
+                self.out(f"=== {move_text(board.legal_moves()[0])}")
+            self.status("")
+
+        self.engine.start(board, self.limit_for(board), on_info=on_info, on_done=on_done)
+
+    def cmd_hint(self, rest: str) -> None:
+        token = rest.split()[0] if rest.split() else "1"
+        if not token.isdigit() or int(token) < 1:
+            raise ProtocolError(f"bad hint count {_clip(token)!r}: expected a whole number of moves >= 1")
+        wanted = min(int(token), 64)
+        self.stop_thinking()
+        board = self.board.copy()
+        if board.is_game_over():
+            self.status("the game is over: there are no moves to evaluate")
+            return
+        self.status(f"{ENGINE_NAME} is analyzing")
+        # Opens the book on first use, so that a book that cannot be used is reported here too
+        # (nboard_hint_lines would open it without a word).
+        self.book.probe(board, warn=self._book_warning)
+        # Book moves first, as "book" lines; the search values the best of the other moves.
+        booked = nboard_hint_lines(self.book, board, wanted)
+        for line in booked:
+            self.out(line)
+        in_book = {parse_square(line.split()[1], board.size) for line in booked}
+        others = [m for m in board.legal_moves() if m not in in_book]
+        wanted -= len(booked)
+        if wanted <= 0 or (in_book and not others):
+            self.status("")
+            return
+        self._sync_contempt(board)
+
+        def on_info(info: SearchInfo) -> None:
+            token = depth_token(info.depth, info.exact)
+            for line in info.lines[:wanted]:
+                self.out(f"search {pv_text(line.pv)} {format_eval(line.score)} 0 {token}")
+            self.out(f"nodestats {info.nodes} {info.time:.2f}")
+
+        def on_done(result: SearchResult) -> None:
+            self.status("")
+
+        # A side that must pass gets one line: the pass, valued behind it by the Engine.
+        self.engine.start(board, self.limit_for(board), on_info=on_info, on_done=on_done,
+                          root_moves=others if in_book else None, multipv=wanted)
+
+    def cmd_analyze(self, rest: str) -> None:
+        self.stop_thinking()
+        game = self.board.copy()
+        self.status(f"{ENGINE_NAME} is analyzing the game")
+        self._worker = threading.Thread(target=self._analyze, args=(game,), name="nboard-analyze",
+                                        daemon=True)
+        self._worker.start()
+
+    def _analyze(self, game: Board) -> None:
+        """Retrograde analysis: ``analysis <moves played> <eval>`` for every position of the game,
+        from the last to the first, each from the side to move (passes count as moves)."""
+        started = time.monotonic()
+        nodes = 0
+        try:
+            positions = [game.replay()]
+            for move in game.move_stack:
+                nxt = positions[-1].copy()
+                nxt.push(move)
+                positions.append(nxt)
+            later: Optional[int] = None  # the value of the position after this one
+            for i in range(len(positions) - 1, -1, -1):
+                if self._cancel.is_set():
+                    return
+                board = positions[i]
+                if board.is_game_over():
+                    value = 100 * board.disc_difference() * (1 if board.turn == BLACK else -1)
+                elif board.must_pass() and later is not None:
+                    value = -later  # the pass changes nothing but the side to move
+                else:
+                    self._sync_contempt(board)
+                    result = self.engine.search(board, self.limit_for(board))
+                    nodes += result.nodes
+                    if self._cancel.is_set():
+                        return
+                    value = result.score
+                self.out(f"analysis {i} {format_eval(value)}")
+                later = value
+            self.out(f"nodestats {nodes} {time.monotonic() - started:.2f}")
+        except Exception as exc:
+            traceback.print_exc(file=sys.stderr)
+            self.status(f"internal error in analyze: {_clip(str(exc))}")
+        finally:
+            self.status("")
