@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
+import traceback
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
@@ -153,18 +155,18 @@ class Engine:
               on_done: Optional[DoneCallback] = None, root_moves: Optional[list[Square]] = None,
               multipv: Optional[int] = None) -> None:
         """Start a search in the background and return at once. on_done gets the result exactly
-        once, also when the search is stopped. The board is copied; it may change meanwhile.
-        If the search raises instead (on_info raising, or a bug), on_done is not called: the
-        exception ends the thread named "search" and goes to threading.excepthook."""
+        once, also when the search is stopped. The board is copied; it may change meanwhile."""
         self.wait()
         board = board.copy()
         self._search.reset_stop()
         self._result = None
 
         def work() -> None:
-            # an exception here (a bug, or one raised by on_info) ends the thread named "search"
-            # and goes to threading.excepthook, where the protocol layer answers for it
-            result = self._run(board, limit, on_info, root_moves, multipv)
+            try:
+                result = self._run(board, limit, on_info, root_moves, multipv)
+            except Exception:  # never leave the caller without its one result
+                traceback.print_exc(file=sys.stderr)
+                result = self._fallback(board)
             self._result = result
             if on_done is not None:
                 on_done(result)
@@ -189,6 +191,14 @@ class Engine:
     @property
     def is_searching(self) -> bool:
         return self._thread is not None and self._thread.is_alive()
+
+    @staticmethod
+    def _fallback(board: Board) -> SearchResult:
+        """A legal answer without searching (used when the search itself failed)."""
+        if board.is_game_over():
+            return SearchResult(best_move=None, exact=True)
+        moves = board.legal_moves()
+        return SearchResult(best_move=moves[0] if moves else PASS)
 
     def _run(self, board: Board, limit: Limit, on_info: Optional[InfoCallback],
              root_moves: Optional[list[Square]], multipv: Optional[int]) -> SearchResult:
