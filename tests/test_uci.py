@@ -265,6 +265,25 @@ def test_perft_matches_reference(eng):
     assert not any(s.startswith("bestmove") for s in eng.quiet(0.1))
 
 
+def test_stop_ends_perft_within_a_root_move(eng):
+    """stop used to wait for the root move being counted (about 1.5 s each at perft 12)."""
+    eng.send("position startpos")
+    eng.sync()
+    eng.send("go perft 12")
+    first, _ = eng.until(lambda s: ": " in s, timeout=60)
+    # the four first moves are symmetric: each has a quarter of the published perft(12)
+    assert first == [f"d3: {1939886636 // 4}"]
+    sent = eng.send("stop")
+    lines, stamp = eng.until(lambda s: s == "info string perft stopped")
+    assert stamp - sent < 0.05, stamp - sent
+    assert lines == ["info string perft stopped"]   # the interrupted move gets no (partial) line
+    assert eng.sync() == []
+    eng.send("go perft 12")   # a stop sent right away ends the next perft too
+    sent = eng.send("stop")
+    lines, stamp = eng.until(lambda s: s == "info string perft stopped")
+    assert stamp - sent < 0.05 and lines == ["info string perft stopped"], (stamp - sent, lines)
+
+
 def test_game_over_and_forced_pass(eng):
     ref, moves = random_game(3)
     eng.send("position startpos moves " + " ".join(moves))
