@@ -351,6 +351,34 @@ def test_stop_then_position_is_accepted(eng):
     assert not any(s.startswith(ERROR) for s in lines)
 
 
+def test_hash_that_cannot_be_allocated_is_an_error_naming_it():
+    """Under a 1.5 GB address-space limit a 4096 MiB table cannot be had: the reply names the
+    option and the value (it was 'internal error: MemoryError' plus a traceback), the previous
+    size stays, and the engine goes on searching."""
+    import resource
+
+    def limit_memory() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (1_500_000 * 1024, 1_500_000 * 1024))
+
+    e = EngineProcess(preexec_fn=limit_memory)
+    try:
+        lines = e.ask("setoption name Hash value 4096", lambda s: s.startswith(ERROR))
+        assert lines == [ERROR + "setoption: Hash 4096 MiB cannot be allocated; keeping 16 MiB"]
+        e.send("setoption name Hash value 32")
+        lines = e.ask("setoption name Hash value 4000", lambda s: s.startswith(ERROR))
+        assert lines == [ERROR + "setoption: Hash 4000 MiB cannot be allocated; keeping 32 MiB"]
+        e.send("position startpos moves f5 d6")
+        lines = e.ask("go depth 6", lambda s: s.startswith("bestmove"), timeout=30)
+        r = Ref()
+        for m in ("f5", "d6"):
+            r.play(m)
+        assert bestmove(lines) in r.moves()
+        assert e.sync() == []
+    finally:
+        assert e.close() == 0
+    assert b"Traceback" not in e.stderr, e.stderr.decode()
+
+
 # --- bad input ------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("line", [

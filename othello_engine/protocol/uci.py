@@ -98,7 +98,15 @@ class Option:
 
 
 def _set_hash(session: "UciSession", mb: int) -> None:
-    session.engine.set_hash(mb)
+    try:
+        session.engine.set_hash(mb)
+    except MemoryError:
+        # The core frees the old table before allocating the new one: allocate the previous
+        # size again (cleared), so that the engine never searches without a table.
+        previous = session.settings["Hash"]
+        session.engine.set_hash(previous)
+        raise ProtocolError(f"setoption: Hash {mb} MiB cannot be allocated; "
+                            f"keeping {previous} MiB") from None
 
 
 def _set_multipv(session: "UciSession", n: int) -> None:
