@@ -16,6 +16,10 @@ cdef extern from *:
     static inline int oe_popcount(unsigned long long x) { return __builtin_popcountll(x); }
     static inline int oe_ctz(unsigned long long x) { return __builtin_ctzll(x); }
     static inline int oe_clz(unsigned long long x) { return __builtin_clzll(x); }
+    /* A perft's stop flag, written by another thread: volatile, so every poll reads memory. */
+    static inline int oe_stop_requested(const volatile unsigned char* flag) {
+        return flag != 0 && *flag != 0;
+    }
 
     /* AVX2 kernels: the four directions of a line side by side in one 256-bit vector (GCC/clang
        vector extensions; shifts by a vector are per lane). Used when the compiler targets AVX2;
@@ -86,6 +90,7 @@ cdef extern from *:
     int oe_popcount(unsigned long long x) nogil
     int oe_ctz(unsigned long long x) nogil
     int oe_clz(unsigned long long x) nogil
+    bint oe_stop_requested(unsigned char* flag) nogil
     const int OE_VECTOR
     void oe_set_lines(int sq, int d, unsigned long long up, unsigned long long down) nogil
     unsigned long long oe_moves_v(unsigned long long P, unsigned long long O, unsigned long long mask) nogil
@@ -198,10 +203,13 @@ cdef inline u64 flips_scalar(u64 P, u64 O, int sq) noexcept nogil:
             | flips_down(P, O, down[2]) | flips_down(P, O, down[3]))
 
 
-cdef u64 perft_rec(u64 P, u64 O, u64 mask, int depth, bint bulk) noexcept nogil:
+cdef u64 perft_rec(u64 P, u64 O, u64 mask, int depth, bint bulk,
+                   unsigned char* stop) noexcept nogil:
     """Leaves below (P, O) at depth plies: a pass is a ply only when the opponent can move, a
     finished game is one leaf; with bulk the last ply is counted by popcount, without it every
-    last-ply move is made (flips computed) and counted."""
+    last-ply move is made (flips computed) and counted. stop (NULL: none) is a flag another
+    thread may set: it is polled at every node two or more plies above the leaves (a few
+    microseconds apart), and once set the count returns at once, partial."""
     cdef u64 moves, f, total
     cdef int sq
     if depth == 0:
@@ -210,7 +218,7 @@ cdef u64 perft_rec(u64 P, u64 O, u64 mask, int depth, bint bulk) noexcept nogil:
     if moves == 0:
         if bb_moves(O, P, mask) == 0:
             return 1                      # a finished game is one leaf
-        return perft_rec(O, P, mask, depth - 1, bulk)   # a pass is a ply
+        return perft_rec(O, P, mask, depth - 1, bulk, stop)   # a pass is a ply
     total = 0
     if depth == 1:
         if bulk:
@@ -220,17 +228,20 @@ cdef u64 perft_rec(u64 P, u64 O, u64 mask, int depth, bint bulk) noexcept nogil:
             moves &= moves - 1
             total += bb_flips(P, O, sq) != 0
         return total
+    if oe_stop_requested(stop):
+        return 0
     while moves:
         sq = oe_ctz(moves)
         moves &= moves - 1
         f = bb_flips(P, O, sq)
-        total += perft_rec(O ^ f, P ^ f ^ ((<u64>1) << sq), mask, depth - 1, bulk)
+        total += perft_rec(O ^ f, P ^ f ^ ((<u64>1) << sq), mask, depth - 1, bulk, stop)
     return total
 
 
-cdef u64 perft_rec_frame(u64 P, u64 O, int depth, bint bulk) noexcept nogil:
+cdef u64 perft_rec_frame(u64 P, u64 O, int depth, bint bulk, unsigned char* stop) noexcept nogil:
     """perft_rec with the 8x8 mask as a constant, so the compiler drops the mask test: it exists
-    only so that scripts/bench_core.py can measure what the board mask costs the 8x8 path."""
+    only so that scripts/bench_core.py can measure what the board mask costs the 8x8 path (it
+    polls stop like perft_rec, so that the two differ in the mask alone)."""
     cdef u64 moves, f, total
     cdef int sq
     if depth == 0:
@@ -239,7 +250,7 @@ cdef u64 perft_rec_frame(u64 P, u64 O, int depth, bint bulk) noexcept nogil:
     if moves == 0:
         if bb_moves(O, P, ~(<u64>0)) == 0:
             return 1
-        return perft_rec_frame(O, P, depth - 1, bulk)
+        return perft_rec_frame(O, P, depth - 1, bulk, stop)
     total = 0
     if depth == 1:
         if bulk:
@@ -249,11 +260,13 @@ cdef u64 perft_rec_frame(u64 P, u64 O, int depth, bint bulk) noexcept nogil:
             moves &= moves - 1
             total += bb_flips(P, O, sq) != 0
         return total
+    if oe_stop_requested(stop):
+        return 0
     while moves:
         sq = oe_ctz(moves)
         moves &= moves - 1
         f = bb_flips(P, O, sq)
-        total += perft_rec_frame(O ^ f, P ^ f ^ ((<u64>1) << sq), depth - 1, bulk)
+        total += perft_rec_frame(O ^ f, P ^ f ^ ((<u64>1) << sq), depth - 1, bulk, stop)
     return total
 
 

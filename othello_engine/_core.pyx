@@ -90,25 +90,43 @@ def game_state(u64 P, u64 O, u64 mask=FULL_MASK):
     return 1 if bb_moves(O, P, mask) else 2
 
 
-def perft(u64 P, u64 O, int depth, u64 mask=FULL_MASK, bint bulk=False):
+def perft(u64 P, u64 O, int depth, u64 mask=FULL_MASK, bint bulk=False, stop=None):
     """Leaf count of the game tree to depth plies; a pass is a ply only when the opponent can move,
     and a finished game is one leaf. bulk counts the last ply by a popcount instead of making
-    each move. Runs without the GIL."""
+    each move. Runs without the GIL. stop, if given, is a writable buffer (``bytearray(1)``):
+    another thread sets ``stop[0] = 1`` to end the count within microseconds; the count returned
+    is then partial (the caller tells by looking at stop[0])."""
     cdef u64 n
+    cdef unsigned char[::1] view
+    cdef unsigned char* flag
     if depth < 0:
         raise ValueError("depth must be >= 0")
+    flag = NULL
+    if stop is not None:
+        view = stop           # a writable buffer; view keeps it held during the count
+        if view.shape[0] < 1:
+            raise ValueError("stop must be a writable buffer of one byte or more, e.g. bytearray(1)")
+        flag = &view[0]
     with nogil:
-        n = perft_rec(P, O, mask, depth, bulk)
+        n = perft_rec(P, O, mask, depth, bulk, flag)
     return n
 
 
-def _perft_frame(u64 P, u64 O, int depth, bint bulk=False):
+def _perft_frame(u64 P, u64 O, int depth, bint bulk=False, stop=None):
     """perft on the full 8x8 frame with no board mask at all (for measuring the mask's cost)."""
     cdef u64 n
+    cdef unsigned char[::1] view
+    cdef unsigned char* flag
     if depth < 0:
         raise ValueError("depth must be >= 0")
+    flag = NULL
+    if stop is not None:
+        view = stop           # a writable buffer; view keeps it held during the count
+        if view.shape[0] < 1:
+            raise ValueError("stop must be a writable buffer of one byte or more, e.g. bytearray(1)")
+        flag = &view[0]
     with nogil:
-        n = perft_rec_frame(P, O, depth, bulk)
+        n = perft_rec_frame(P, O, depth, bulk, flag)
     return n
 
 

@@ -31,6 +31,20 @@ from othello_engine.client import (Engine, EngineError, EngineTerminatedError, E
 FORMATS = ("obf", "board", "fen", "moves", "ggf")
 DEFAULT_DEPTH = 12
 DEFAULT_ENGINE = [sys.executable, "-m", "othello_engine"]
+MAX_ECHO = 200
+"""Characters of an input line an error record repeats; the rest is cut (see clip_input)."""
+
+
+def clip_input(text: str) -> str:
+    """The input line as an error record repeats it: whole up to MAX_ECHO characters, else its
+    start, an ellipsis and the original length (a 100 KB line must not give a 100 KB record).
+
+    >>> clip_input("f5 d6")
+    'f5 d6'
+    >>> clip_input("x" * 1000) == "x" * 200 + "... (1000 characters)"
+    True
+    """
+    return text if len(text) <= MAX_ECHO else f"{text[:MAX_ECHO]}... ({len(text)} characters)"
 
 
 class InputError(ValueError):
@@ -376,7 +390,7 @@ class _Worker:
 
     @staticmethod
     def error(task: _Task, why: str) -> Record:
-        return Record(file=task.file, line=task.line, input=task.text, format=task.fmt,
+        return Record(file=task.file, line=task.line, input=clip_input(task.text), format=task.fmt,
                       ply=task.pos.ply, played=None if task.pos.played is None
                       else square_name(task.pos.played), error=why)
 
@@ -423,7 +437,7 @@ def _run(sources: Sequence[Source], workers: list[_Worker], limit: Limit, multip
                     except InputError as exc:
                         detected = detect_format(text) if fmt == "auto" else fmt
                         board.publish(index, Record(
-                            file=name, line=number, input=text,
+                            file=name, line=number, input=clip_input(text),
                             format=None if detected == "unknown" else detected, error=str(exc)))
                         index += 1
                         continue
@@ -816,7 +830,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             return fail(f"--{name} must be positive, not {value}")
     for path in args.files:
         if path != "-" and not os.path.isfile(path):
-            return fail(f"cannot read {path!r}: no such file")
+            why = ("is a directory" if os.path.isdir(path) else "no such file"
+                   if not os.path.exists(path) else "not a regular file")
+            return fail(f"cannot read {path!r}: {why}")
     if args.plot:
         try:
             import matplotlib  # noqa: F401

@@ -429,7 +429,9 @@ class Book:
                ) -> int:
         """Search every move of every book node that leads out of the book to ``depth`` (skipping
         moves already known that deep), one transaction per node, then negamax the values back
-        up. Returns the number of moves searched."""
+        up. Returns the number of moves searched. BookError if depth is not in 1..60."""
+        if not 1 <= depth <= 60:
+            raise BookError(f"deepen: depth {depth} is out of range 1..60")
         nodes = self._nodes()
         started = time.monotonic()
         searched = 0
@@ -819,6 +821,30 @@ def _position_from_args(args: argparse.Namespace) -> Board:
     return parse_moves(args.moves or "", args.size)
 
 
+def _int_in(lo: int, hi: Optional[int] = None) -> Callable[[str], int]:
+    """An argparse type: an integer in lo..hi (hi None: no upper bound), else a message naming
+    the value and the range."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+        if hi is None and value < lo:
+            raise argparse.ArgumentTypeError(f"{value} is below {lo}")
+        if hi is not None and not lo <= value <= hi:
+            raise argparse.ArgumentTypeError(f"{value} is out of range {lo}..{hi}")
+        return value
+    return parse
+
+
+def _board_size(text: str) -> int:
+    """An argparse type: a size with a standard start (4, 6 or 8)."""
+    if text.strip() not in ("4", "6", "8"):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a board size with a standard start: "
+                                         "expected 4, 6 or 8")
+    return int(text)
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="othello-book",
                                 description="Build, inspect and use othello_engine opening books.")
@@ -831,16 +857,19 @@ def build_parser() -> argparse.ArgumentParser:
     a = sub.add_parser("add", parents=[common],
                        help="add games (GGF records or move sequences) to the book")
     a.add_argument("files", nargs="+")
-    a.add_argument("--plies", type=int, default=None, help="only the first N moves of each game")
-    a.add_argument("--size", type=int, default=8, help="board size of move-sequence files")
+    a.add_argument("--plies", type=_int_in(1), default=None,
+                   help="only the first N moves of each game (N >= 1)")
+    a.add_argument("--size", type=_board_size, default=8,
+                   help="board size of move-sequence files (4, 6 or 8)")
     d = sub.add_parser("deepen", parents=[common],
                        help="search the moves leading out of the book and negamax back")
-    d.add_argument("--depth", type=int, default=8)
-    d.add_argument("--hash", type=int, default=16)
+    d.add_argument("--depth", type=_int_in(1, 60), default=8, help="search depth (1..60, default 8)")
+    d.add_argument("--hash", type=_int_in(1, 4096), default=16,
+                   help="transposition table size in MiB (1..4096, default 16)")
     s = sub.add_parser("show", parents=[common], help="what the book knows about a position")
     s.add_argument("--moves", default="", help="moves from the start, e.g. f5d6c3")
     s.add_argument("--board", help="a board string 'CELLS SIDE' or a FEN")
-    s.add_argument("--size", type=int, default=8)
+    s.add_argument("--size", type=_board_size, default=8, help="board size for --moves (4, 6 or 8)")
     e = sub.add_parser("export", parents=[common], help="write the book as text")
     e.add_argument("output", nargs="?", default="-")
     i = sub.add_parser("import", parents=[common], help="read a text book into the book file")

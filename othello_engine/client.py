@@ -76,6 +76,14 @@ class IllegalEngineMoveError(EngineError):
 
 _EOF = object()
 
+QUIT_WAIT = 0.5
+"""Seconds an engine gets to exit after ``quit`` (and end of input) before it is terminated."""
+TERMINATE_WAIT = 0.5
+"""Seconds an engine gets to exit after SIGTERM before it is killed."""
+STOP_WAIT = 0.5
+"""Seconds an engine gets to answer ``stop`` with ``bestmove`` after a search timed out, before
+it is killed (engines answer within milliseconds; one that does not is hung)."""
+
 
 def _kill_quietly(proc: subprocess.Popen[bytes]) -> None:
     """Last-resort cleanup for a process nobody closed (run by weakref.finalize)."""
@@ -267,10 +275,10 @@ class EngineProcess:
             out.append(item)
 
     # --- ending -------------------------------------------------------------------------------
-    def close(self, quit_command: Optional[str] = None, timeout: float = 2.0) -> Optional[int]:
+    def close(self, quit_command: Optional[str] = None, timeout: float = QUIT_WAIT) -> Optional[int]:
         """End the process and reap it: send quit_command (if any) and give it timeout seconds
-        to exit, then terminate it, then kill it. Safe to call more than once. Returns the exit
-        status."""
+        to exit, then terminate it (TERMINATE_WAIT seconds more), then kill it. Safe to call more
+        than once. Returns the exit status."""
         if not self._closed:
             self._closed = True
             if quit_command is not None and self.proc.poll() is None:
@@ -293,12 +301,13 @@ class EngineProcess:
                 elif stage == "kill":
                     self._signal(signal.SIGKILL if os.name == "posix" else signal.SIGTERM)
                 try:
-                    self.proc.wait(timeout=timeout if stage == "wait" else 2.0)
+                    self.proc.wait(timeout={"wait": timeout, "terminate": TERMINATE_WAIT}.get(stage, 2.0))
                     break
                 except subprocess.TimeoutExpired:
                     continue
-            self._out_thread.join(timeout=2.0)
-            self._err_thread.join(timeout=2.0)
+            # the pipes close with the process group; a grandchild that escaped it may hold them
+            self._out_thread.join(timeout=0.5)
+            self._err_thread.join(timeout=0.5)
             for stream in (self.proc.stdout, self.proc.stderr):
                 try:
                     if stream is not None:
@@ -345,7 +354,7 @@ class ProtocolEngine:
     through ``self.process``."""
 
     quit_command: Optional[str] = "quit"
-    quit_timeout: float = 2.0
+    quit_timeout: float = QUIT_WAIT
 
     def __init__(self, process: EngineProcess) -> None:
         self.process = process
@@ -1001,9 +1010,10 @@ class AnalysisStream:
     def _abandon(self) -> None:
         """After a timeout: stop the search and wait briefly for bestmove, else kill the engine."""
         self.stop()
+        deadline = time.monotonic() + min(STOP_WAIT, self.engine.timeout)
         try:
-            while self.next(self.engine.timeout) is not None:
-                pass
+            while self.next(max(0.0, deadline - time.monotonic())) is not None:
+                pass   # one deadline for all: an engine that chatters but never answers is hung too
         except IllegalEngineMoveError:
             pass  # it did answer; the search is over
         except EngineError:

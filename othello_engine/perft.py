@@ -23,6 +23,8 @@ class PerftResult:
     total: int
     per_move: tuple[tuple[int, int], ...]
     seconds: float
+    stopped: bool = False
+    """True when ``stop`` ended the count: total and per_move then hold the root moves finished."""
 
     @property
     def leaves_per_second(self) -> float:
@@ -30,10 +32,12 @@ class PerftResult:
 
 
 def perft(board: Board, depth: int, bulk: bool = False, divide: bool = True,
-          on_move: Optional[Callable[[int, int], None]] = None) -> PerftResult:
+          on_move: Optional[Callable[[int, int], None]] = None,
+          stop: Optional[bytearray] = None) -> PerftResult:
     """Count the leaves below board at depth plies (a pass is a ply only when the opponent can move;
     a finished game is one leaf); with divide, count each root move's subtree apart (and pass
-    each ``(move, count)`` to ``on_move`` as soon as it is known).
+    each ``(move, count)`` to ``on_move`` as soon as it is known). Another thread may end the
+    count at once by setting ``stop[0] = 1`` (stop: a ``bytearray(1)``); the result says so.
 
     >>> r = perft(Board(), 3)
     >>> r.total, [(square_name(m), n) for m, n in r.per_move]
@@ -45,16 +49,22 @@ def perft(board: Board, depth: int, bulk: bool = False, divide: bool = True,
     start = time.perf_counter()
     per_move: list[tuple[int, int]] = []
     if not divide or depth == 0 or board.is_game_over():
-        total = _core.perft(P, O, depth, mask, bulk)
+        total = _core.perft(P, O, depth, mask, bulk, stop)
+        if stop is not None and stop[0]:
+            total = 0
     else:
         moves = board.legal_moves() or [PASS]
         for move in moves:
             p, o = _core.make_move(P, O, move)
-            per_move.append((move, _core.perft(p, o, depth - 1, mask, bulk)))
+            n = _core.perft(p, o, depth - 1, mask, bulk, stop)
+            if stop is not None and stop[0]:
+                break       # this move's count is partial: leave it out
+            per_move.append((move, n))
             if on_move is not None:
-                on_move(*per_move[-1])
+                on_move(move, n)
         total = sum(n for _, n in per_move)
-    return PerftResult(depth, total, tuple(per_move), time.perf_counter() - start)
+    return PerftResult(depth, total, tuple(per_move), time.perf_counter() - start,
+                       stop is not None and bool(stop[0]))
 
 
 def _board_from_args(args: argparse.Namespace) -> Board:
@@ -130,24 +140,26 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     # The count runs in a worker thread (the core releases the GIL), so that Ctrl-C, which only
     # the main thread sees, ends a count of many minutes at once.
-    status = [0]
-    worker = threading.Thread(target=_count, args=(board, args, status), name="perft", daemon=True)
+    status, stop = [0], bytearray(1)
+    worker = threading.Thread(target=_count, args=(board, args, status, stop), name="perft", daemon=True)
     worker.start()
     try:
         while worker.is_alive():
             worker.join(0.1)
     except KeyboardInterrupt:
+        stop[0] = 1         # the compiled count sees it within microseconds
+        worker.join(1.0)
         sys.stdout.flush()
         print("othello-engine perft: interrupted", file=sys.stderr)
         return 130
     return status[0]
 
 
-def _count(board: Board, args: argparse.Namespace, status: list[int]) -> None:
+def _count(board: Board, args: argparse.Namespace, status: list[int], stop: bytearray) -> None:
     """Print the counts the command line asked for (runs in the worker thread); a reader that
     goes away (``| head``) ends it quietly with status 1."""
     try:
-        _print_counts(board, args)
+        _print_counts(board, args, stop)
     except BrokenPipeError:
         _drop_stdout()
         status[0] = 1
@@ -159,15 +171,19 @@ def _drop_stdout() -> None:
     os.dup2(devnull, sys.stdout.fileno())
 
 
-def _print_counts(board: Board, args: argparse.Namespace) -> None:
+def _print_counts(board: Board, args: argparse.Namespace, stop: bytearray) -> None:
     if args.up_to:
         for d in range(1, args.depth + 1):
-            r = perft(board, d, args.bulk, divide=False)
+            r = perft(board, d, args.bulk, divide=False, stop=stop)
+            if r.stopped:
+                return
             print(f"depth {d} leaves {r.total} time {r.seconds:.4f} s leaves/s {_rate(r.leaves_per_second)}",
                   flush=True)
         return
     r = perft(board, args.depth, args.bulk, divide=not args.no_divide,
-              on_move=lambda move, n: print(f"{square_name(move)} {n}", flush=True))
+              on_move=lambda move, n: print(f"{square_name(move)} {n}", flush=True), stop=stop)
+    if r.stopped:
+        return
     print(f"depth {r.depth}")
     print(f"total {r.total}")
     print(f"time {r.seconds:.4f} s")

@@ -396,7 +396,7 @@ def build_parser() -> argparse.ArgumentParser:
                           help="engine strength: seconds per move (default 1.0)")
     p.add_argument("--board", metavar="CELLS [SIDE]",
                    help="start from a board string (rows from a1: X/B black, O/W white, - empty; "
-                        "then b or w to move) or a UGI FEN")
+                        "then b or w to move) or a UGI FEN; CELLS may start with '-'")
     p.add_argument("--load", metavar="FILE", help="start from a saved game (GGF)")
     p.add_argument("--no-color", action="store_true", help="plain text, no ANSI colours")
     p.add_argument("--color", action="store_true", help="ANSI colours even when not detected")
@@ -407,8 +407,34 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def join_board_value(argv: list[str]) -> list[str]:
+    """argv with ``--board CELLS [SIDE]`` made into one ``--board=CELLS SIDE``: argparse would take
+    cells that start with ``-`` (an empty a1) for an option, and it takes one value only.
+
+    >>> join_board_value(["--depth", "1", "--board", "--XO" + "-" * 12, "w", "--no-color"])
+    ['--depth', '1', '--board=--XO------------ w', '--no-color']
+    """
+    out: list[str] = []
+    i = 0
+    while i < len(argv):
+        if argv[i] == "--board" and i + 1 < len(argv):
+            value = argv[i + 1]
+            i += 2
+            if i < len(argv) and not argv[i].startswith("-"):   # the side to move
+                value += " " + argv[i]
+                i += 1
+            out.append("--board=" + value)
+        elif argv[i] == "--":
+            out.extend(argv[i:])
+            break
+        else:
+            out.append(argv[i])
+            i += 1
+    return out
+
+
 def main(argv: Optional[list[str]] = None) -> int:
-    args = build_parser().parse_args(argv)
+    args = build_parser().parse_args(join_board_value(sys.argv[1:] if argv is None else argv))
     try:
         board = start_board(args)
         if args.depth is not None and args.depth < 1:

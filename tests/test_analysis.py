@@ -140,6 +140,29 @@ def test_bad_lines_get_error_records_and_the_run_goes_on() -> None:
     assert all("error" not in r for r in (recs[0], recs[4]))
 
 
+def test_error_records_clip_a_huge_input_line() -> None:
+    """A 100 KB line used to be echoed whole in its error record."""
+    junk = "x" * 100_000
+    moves = "f5 " * 30_000
+    proc = run(["--json", "--depth", "1"], f"{junk}\n{moves}\nf5 d6\n")
+    assert proc.returncode == 1
+    recs = records(proc)
+    assert [r["line"] for r in recs] == [1, 2, 3]
+    assert recs[0]["input"] == "x" * 200 + "... (100000 characters)"
+    assert recs[1]["input"] == moves[:200] + f"... ({len(moves)} characters)"
+    assert "occupied" in recs[1]["error"]
+    assert recs[2]["input"] == "f5 d6" and "best" in recs[2]
+    assert len(proc.stdout) < 2000
+
+
+def test_a_directory_is_not_reported_as_missing(tmp_path: Path) -> None:
+    proc = run(["--depth", "1", str(tmp_path)])
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr == f"othello-analyze: cannot read {str(tmp_path)!r}: is a directory\n"
+    proc = run(["--depth", "1", str(tmp_path / "nope.txt")])
+    assert proc.returncode == 2 and "no such file" in proc.stderr
+
+
 def test_pass_and_game_over_positions() -> None:
     over = Board.from_cells("X" * 64, "b").cells() + " O"
     proc = run(["--json", "--exact"], PASS_POSITION + "\n" + over + "\n")

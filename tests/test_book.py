@@ -307,6 +307,34 @@ def run_book(*args: str) -> subprocess.CompletedProcess[str]:
                           capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
 
 
+@pytest.mark.parametrize("args, named", [
+    (["deepen", "--depth", "0"], "--depth: 0 is out of range 1..60"),
+    (["deepen", "--depth", "61"], "--depth: 61 is out of range 1..60"),
+    (["deepen", "--depth", "x"], "--depth: 'x' is not an integer"),
+    (["deepen", "--hash", "0"], "--hash: 0 is out of range 1..4096"),
+    (["add", "--plies", "0", "games.txt"], "--plies: 0 is below 1"),
+    (["add", "--plies", "-2", "games.txt"], "--plies: -2 is below 1"),
+    (["add", "--size", "5", "games.txt"], "--size: '5' is not a board size"),
+    (["show", "--size", "3"], "--size: '3' is not a board size"),
+])
+def test_cli_bad_numbers_are_rejected(tmp_path: Path, args: list[str], named: str) -> None:
+    """`deepen --depth 0` used to be accepted ("searched 0 moves"): bad numbers exit 2 with a
+    message naming the option and the range, and write no book."""
+    (tmp_path / "games.txt").write_text("f5 d6 c3\n")
+    book_file = tmp_path / "my.book"
+    r = subprocess.run([sys.executable, "-m", "othello_engine", "book", "--book", str(book_file), *args],
+                       capture_output=True, text=True, timeout=60, cwd=tmp_path,
+                       stdin=subprocess.DEVNULL)
+    assert r.returncode == 2 and named in r.stderr and r.stdout == "", r.stderr
+    assert "Traceback" not in r.stderr and not book_file.exists()
+
+
+def test_deepen_api_rejects_a_depth_out_of_range(tmp_path: Path) -> None:
+    with Book.open(tmp_path / "b.book", write=True) as book:
+        with pytest.raises(BookError, match="depth 0"):
+            book.deepen(None, 0)  # type: ignore[arg-type]
+
+
 def test_cli_add_deepen_show_export_import(tmp_path: Path) -> None:
     book_file = tmp_path / "my.book"
     ggf_game = parse_moves("f5f6e6f4")

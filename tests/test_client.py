@@ -252,7 +252,45 @@ def test_an_engine_that_never_answers_times_out_and_is_killed() -> None:
     t = time.monotonic()
     with pytest.raises(EngineTimeoutError, match="uciok"):
         Engine.popen(command, timeout=0.5)
-    assert time.monotonic() - t < 8  # quit, terminate (ignored), kill
+    assert time.monotonic() - t < 3  # handshake timeout, terminate (ignored), kill
+
+
+HUNG = textwrap.dedent("""
+    import signal, sys, time
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    for line in sys.stdin:
+        line = line.strip()
+        if line == "uci":
+            print("id name hung"); print("uciok", flush=True)
+        elif line == "isready":
+            print("readyok", flush=True)
+        elif line.startswith("go") or line == "hang":
+            time.sleep(60)          # hung: reads no more input (stop, quit), ignores SIGTERM
+    time.sleep(60)                  # and does not even exit at the end of its input
+""")
+
+
+def test_a_search_that_hangs_is_cleaned_up_at_once() -> None:
+    """The search timeout used to be followed by 10 s of waiting for a bestmove after stop."""
+    e = Engine.popen([sys.executable, "-c", HUNG])
+    started = time.monotonic()
+    with pytest.raises(EngineTimeoutError):
+        e.play(Board(), Limit(time=0.1), timeout=1.0)
+    cleanup = time.monotonic() - started - 1.0
+    assert cleanup < 1.0, cleanup
+    assert not e.alive and reaped(e.pid)
+    e.close()
+
+
+def test_closing_an_engine_that_ignores_quit_and_sigterm_is_quick() -> None:
+    """quit, a short wait, SIGTERM (ignored), a short wait, SIGKILL: well under 2 s (was 4+ s)."""
+    e = Engine.popen([sys.executable, "-c", HUNG])
+    e.process.send("hang")
+    started = time.monotonic()
+    code = e.close()
+    took = time.monotonic() - started
+    assert took < 1.5, took
+    assert code == -signal.SIGKILL and reaped(e.pid)
 
 
 def test_an_engine_that_dies_on_go_reports_its_exit() -> None:

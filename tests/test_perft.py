@@ -6,6 +6,7 @@ import random
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 import pytest
@@ -186,3 +187,23 @@ def test_cli_reader_going_away_is_quiet() -> None:
     err = proc.stderr.read()
     proc.wait(timeout=30)
     assert "Traceback" not in err and "Error" not in err, err
+
+
+def test_core_perft_stop_flag_ends_a_long_count() -> None:
+    """A flag set by another thread ends the compiled count within a few milliseconds; an unset
+    flag changes nothing; the API's result says it was stopped and keeps only finished moves."""
+    b = Board()
+    P, O, mask = b.player, b.opponent, b.mask
+    assert _core.perft(P, O, 9, mask, False, bytearray(1)) == PUBLISHED[8]
+    assert _core._perft_frame(P, O, 9, False, bytearray(1)) == PUBLISHED[8]
+    stop = bytearray(1)
+    threading.Timer(0.2, stop.__setitem__, (0, 1)).start()
+    started = time.monotonic()
+    _core.perft(P, O, 14, mask, True, stop)       # minutes when not stopped
+    assert time.monotonic() - started < 1.0
+    stop[0] = 1
+    r = board_perft(Board(), 12, bulk=True, stop=stop)
+    assert r.stopped and r.per_move == () and r.total == 0
+    assert not board_perft(Board(), 3, stop=bytearray(1)).stopped
+    with pytest.raises(ValueError):
+        _core.perft(P, O, 3, mask, False, bytearray(0))

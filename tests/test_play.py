@@ -316,3 +316,23 @@ def test_ctrl_c_makes_the_engine_move_now() -> None:
     assert len(p.board.move_stack) == 2  # the engine moved (checked against the rules)
     check_screen(p)
     p.quit()
+
+
+@pytest.mark.parametrize("form", ["two args", "one arg", "equals", "fen two args"])
+def test_board_cells_starting_with_a_dash(form: str) -> None:
+    """``--board CELLS SIDE`` as the help says, with an empty a1 (cells start with '-'): argparse
+    used to take the cells for an option ("expected one argument"). Over pipes."""
+    start = Board()
+    start.push_str("f5")
+    start = Board.from_cells(start.cells(), "w")      # white to move, no move history
+    cells = start.cells()
+    assert cells.startswith("-")
+    board_args = {"two args": ["--board", cells, "w"], "one arg": ["--board", cells + " w"],
+                  "equals": [f"--board={cells} w"],
+                  "fen two args": ["--board", start.fen().split()[0], "o"]}[form]
+    r = subprocess.run([sys.executable, "-m", "othello_engine", "play", "--no-color", "--depth", "1",
+                        *board_args, "--side", "white"],
+                       input="quit\n", capture_output=True, text=True, timeout=30)
+    assert r.returncode == 0 and r.stderr == "", r.stderr
+    assert "you play White (O)" in r.stdout and "Legal: f4 d6 f6" in r.stdout
+    assert drawn_board(r.stdout, 8) == expected_rows(start, None, True), r.stdout

@@ -265,6 +265,25 @@ def test_perft_matches_reference(eng):
     assert not any(s.startswith("bestmove") for s in eng.quiet(0.1))
 
 
+def test_stop_ends_perft_within_a_root_move(eng):
+    """stop used to wait for the root move being counted (about 1.5 s each at perft 12)."""
+    eng.send("position startpos")
+    eng.sync()
+    eng.send("go perft 12")
+    first, _ = eng.until(lambda s: ": " in s, timeout=60)
+    # the four first moves are symmetric: each has a quarter of the published perft(12)
+    assert first == [f"d3: {1939886636 // 4}"]
+    sent = eng.send("stop")
+    lines, stamp = eng.until(lambda s: s == "info string perft stopped")
+    assert stamp - sent < 0.05, stamp - sent
+    assert lines == ["info string perft stopped"]   # the interrupted move gets no (partial) line
+    assert eng.sync() == []
+    eng.send("go perft 12")   # a stop sent right away ends the next perft too
+    sent = eng.send("stop")
+    lines, stamp = eng.until(lambda s: s == "info string perft stopped")
+    assert stamp - sent < 0.05 and lines == ["info string perft stopped"], (stamp - sent, lines)
+
+
 def test_game_over_and_forced_pass(eng):
     ref, moves = random_game(3)
     eng.send("position startpos moves " + " ".join(moves))
@@ -330,6 +349,34 @@ def test_stop_then_position_is_accepted(eng):
     assert "fen 8/8/8/3ox3/3xxx2/8/8/8 o" in lines
     assert sum(s.startswith("bestmove") for s in lines) == 1
     assert not any(s.startswith(ERROR) for s in lines)
+
+
+def test_hash_that_cannot_be_allocated_is_an_error_naming_it():
+    """Under a 1.5 GB address-space limit a 4096 MiB table cannot be had: the reply names the
+    option and the value (it was 'internal error: MemoryError' plus a traceback), the previous
+    size stays, and the engine goes on searching."""
+    import resource
+
+    def limit_memory() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (1_500_000 * 1024, 1_500_000 * 1024))
+
+    e = EngineProcess(preexec_fn=limit_memory)
+    try:
+        lines = e.ask("setoption name Hash value 4096", lambda s: s.startswith(ERROR))
+        assert lines == [ERROR + "setoption: Hash 4096 MiB cannot be allocated; keeping 16 MiB"]
+        e.send("setoption name Hash value 32")
+        lines = e.ask("setoption name Hash value 4000", lambda s: s.startswith(ERROR))
+        assert lines == [ERROR + "setoption: Hash 4000 MiB cannot be allocated; keeping 32 MiB"]
+        e.send("position startpos moves f5 d6")
+        lines = e.ask("go depth 6", lambda s: s.startswith("bestmove"), timeout=30)
+        r = Ref()
+        for m in ("f5", "d6"):
+            r.play(m)
+        assert bestmove(lines) in r.moves()
+        assert e.sync() == []
+    finally:
+        assert e.close() == 0
+    assert b"Traceback" not in e.stderr, e.stderr.decode()
 
 
 # --- bad input ------------------------------------------------------------------------------------------

@@ -126,10 +126,11 @@ class Ref:
 class EngineProcess:
     """The real engine process over pipes; a reader thread timestamps every line it writes."""
 
-    def __init__(self, args: Iterable[str] = ()) -> None:
+    def __init__(self, args: Iterable[str] = (),
+                 preexec_fn: Optional[Callable[[], None]] = None) -> None:
         self.proc = subprocess.Popen([sys.executable, "-m", "othello_engine", *args],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, bufsize=0)
+                                     stderr=subprocess.PIPE, bufsize=0, preexec_fn=preexec_fn)
         self.lines: "queue.Queue[tuple[float, Optional[str]]]" = queue.Queue()
         self.seen: list[str] = []
         self.stderr = b""

@@ -98,7 +98,15 @@ class Option:
 
 
 def _set_hash(session: "UciSession", mb: int) -> None:
-    session.engine.set_hash(mb)
+    try:
+        session.engine.set_hash(mb)
+    except MemoryError:
+        # The core frees the old table before allocating the new one: allocate the previous
+        # size again (cleared), so that the engine never searches without a table.
+        previous = session.settings["Hash"]
+        session.engine.set_hash(previous)
+        raise ProtocolError(f"setoption: Hash {mb} MiB cannot be allocated; "
+                            f"keeping {previous} MiB") from None
 
 
 def _set_multipv(session: "UciSession", n: int) -> None:
@@ -321,7 +329,7 @@ class UciSession:
         self._go_board: Board = self.board
         self._idle = threading.Event()
         self._idle.set()
-        self._perft_stop = threading.Event()
+        self._perft_stop = bytearray(1)   # the compiled perft polls it: stop sets it to 1
         self.commands: dict[str, Callable[[list[str]], None]] = {
             "uci": self.cmd_uci, "ugi": self.cmd_ugi, "isready": self.cmd_isready,
             "ucinewgame": self.cmd_newgame, "uginewgame": self.cmd_newgame,
@@ -494,7 +502,7 @@ class UciSession:
             self._go_board = self.board.copy()
             self._idle.clear()
         if request.perft is not None:
-            self._perft_stop.clear()
+            self._perft_stop = bytearray(1)   # a fresh flag: a late stop of an old perft cannot hit it
             threading.Thread(target=self._run_perft, args=(self._go_board, request.perft),
                              name="perft", daemon=True).start()
             return
@@ -510,7 +518,7 @@ class UciSession:
             if held is not None:
                 self._finish(held)
                 return
-        self._perft_stop.set()
+        self._perft_stop[0] = 1
         self.engine.stop()
 
     def send_info(self, info: SearchInfo) -> None:
@@ -544,20 +552,22 @@ class UciSession:
         self._idle.set()
 
     def _run_perft(self, board: Board, depth: int) -> None:
-        """go perft: one line per root move, then the total (perft thread)."""
+        """go perft: one line per root move, then the total (perft thread). stop ends the count
+        within microseconds: the root move being counted gets no line (its count is partial)."""
         started = time.monotonic()
         total, stopped = 0, False
+        flag = self._perft_stop
         try:
             if depth == 0 or board.is_game_over():
                 total = _core.perft(board.player, board.opponent, depth, board.mask)
             else:
                 roots = board.legal_moves() or [PASS]
                 for move in roots:
-                    if self._perft_stop.is_set():
+                    p, o = _core.make_move(board.player, board.opponent, move)
+                    n = _core.perft(p, o, depth - 1, board.mask, True, flag)
+                    if flag[0]:
                         stopped = True
                         break
-                    p, o = _core.make_move(board.player, board.opponent, move)
-                    n = _core.perft(p, o, depth - 1, board.mask, True)
                     total += n
                     self.out(f"{self.move_text(move)}: {n}")
         except Exception as exc:
