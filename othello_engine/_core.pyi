@@ -35,6 +35,14 @@ def symmetry(x: Bitboard, k: int, size: int = 8) -> Bitboard: ...
 def canonical(P: Bitboard, O: Bitboard, size: int = 8) -> tuple[Bitboard, Bitboard, int]: ...
 def final_disc_difference(P: Bitboard, O: Bitboard, mask: Bitboard = ...) -> int: ...
 def evaluate_position(P: Bitboard, O: Bitboard, mask: Bitboard = ...) -> int: ...
+def evaluation_terms(P: Bitboard, O: Bitboard, mask: Bitboard = ...) -> dict[str, int]:
+    """The static evaluation of P's position feature by feature, centi-discs, with its total."""
+    ...
+def solve_seconds(empties: int) -> float:
+    """A pessimistic estimate of the time an exact solve of that many empties takes."""
+    ...
+
+FEATURE_NAMES: Final[tuple[str, ...]]
 
 SearchLine = tuple[Square, int, tuple[Square, ...]]
 
@@ -59,4 +67,9 @@ class Search:
         root_moves: Bitboard = 0,
         multipv: int = 1,
         callback: Optional[Callable[[int, int, bool, int, float, list[SearchLine]], object]] = None,
+        *,
+        contempt: int = 0,
+        solve: int = 0,
+        solve_lead: int = -1,
+        selective: bool = True,
     ) -> tuple[list[SearchLine], int, int, bool]: ...

@@ -23,16 +23,7 @@ from othello_engine.analysis import Progress, detect_format
 ANALYZE = [sys.executable, "-m", "othello_engine.analysis"]
 
 
-def _ffo_file() -> Optional[Path]:
-    for parent in [*Path(__file__).resolve().parents, Path("/work")]:
-        f = parent / "shared" / "data" / "ffo" / "fforum-1-19.obf"
-        if f.is_file():
-            return f
-    return None
-
-
-FFO = _ffo_file()
-needs_ffo = pytest.mark.skipif(FFO is None, reason="shared/data/ffo not found")
+from ffo_data import needs_ffo, ffo_file
 PASS_POSITION = "XXXXXXXXXXXXXXXOXXXOOXOOXXXOXO-OXOOXOOOOXOOOOXO-X-OOOOXX----OXXX w"
 
 
@@ -320,8 +311,7 @@ def test_an_engine_that_cannot_start_is_a_usage_error() -> None:
 
 @needs_ffo
 def test_exact_scores_on_ffo_1_to_3_agree_with_the_suite() -> None:
-    assert FFO is not None
-    lines = FFO.read_text().splitlines()[:3]
+    lines = ffo_file().read_text().splitlines()[:3]
     proc = run(["--json", "--exact", "--jobs", "2"], "\n".join(lines) + "\n", timeout=120)
     assert proc.returncode == 0, proc.stderr
     recs = records(proc)

@@ -18,7 +18,7 @@ import pexpect
 import pytest
 
 from othello_engine import _core
-from othello_engine.board import (BLACK, PASS, Board, format_ggf, parse_square, square_name,
+from othello_engine.board import (PASS, Board, format_ggf, parse_square, square_name,
                                   transform_square)
 from othello_engine.book import (Book, BookError, BookOptions, learn_game, load_book, nboard_book_lines,
                                  nboard_hint_lines, nboard_learn, options_from_environment,

@@ -9,7 +9,6 @@ import subprocess
 import sys
 import threading
 import time
-from pathlib import Path
 from typing import Optional
 
 import pytest
@@ -19,13 +18,7 @@ import reference_rules as ref
 ENGINE = [sys.executable, "-m", "othello_engine"]
 
 
-def ffo_file(name: str) -> Optional[Path]:
-    """A file of the FFO suite: next to the checkout (any parent's shared/data) or in /work."""
-    for parent in [*Path(__file__).resolve().parents, Path("/work")]:
-        path = parent / "shared" / "data" / "ffo" / name
-        if path.is_file():
-            return path
-    return None
+from ffo_data import ffo_file, needs_ffo  # noqa: E402
 
 
 class Proc:
@@ -196,13 +189,12 @@ def test_random_positions_every_go_one_legal_bestmove_and_true_exact_scores(engi
     assert rc == 0 and "Traceback" not in err
 
 
-@pytest.mark.skipif(ffo_file("fforum-1-19.obf") is None, reason="shared/data/ffo not found")
+@needs_ffo
 @pytest.mark.parametrize("dialect", ["uci", "nboard"])
 def test_ffo_exact_scores_through_the_process(engine, dialect: str) -> None:
     """FFO #1-#8 (14-15 empties) solved through the protocol: the best move is one of the
     published best moves and the proven score is the published one, as each protocol writes it."""
     path = ffo_file("fforum-1-19.obf")
-    assert path is not None
     eng = engine()
     eng.send("uci" if dialect == "uci" else "nboard 2")
     eng.until("uciok" if dialect == "uci" else "set myname")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import functools
 import random
-from pathlib import Path
 
 import pytest
 
@@ -13,21 +12,7 @@ from othello_engine.board import PASS, Board, parse_obf, square_name
 from othello_engine.engine import Engine, Limit
 
 
-def _ffo_dir() -> Path | None:
-    for parent in Path(__file__).resolve().parents:
-        d = parent / "shared" / "data" / "ffo"
-        if d.is_dir():
-            return d
-    return None
-
-
-FFO = _ffo_dir()
-needs_ffo = pytest.mark.skipif(FFO is None, reason="shared/data/ffo not found")
-
-
-def ffo_line(n: int) -> str:
-    assert FFO is not None
-    return (FFO / "fforum-1-19.obf").read_text().splitlines()[n - 1]
+from ffo_data import ffo_line, needs_ffo
 
 
 # --- an independent reference: Othello rules on a size x size grid, no bitboards ---------------
@@ -255,9 +240,8 @@ def test_multipv_lines_are_distinct_legal_and_ordered() -> None:
         assert alone.score == line.score
 
 
+@needs_ffo
 def test_contempt_scores_a_proven_draw() -> None:
-    if FFO is None:
-        pytest.skip("shared/data/ffo not found")
     board, scored = parse_obf(ffo_line(4))
     assert max(s for _, s in scored) == 0
     engine = Engine(hash_mb=8, contempt=37)
