@@ -90,6 +90,13 @@ class GameReport:
     moves: list[int] = field(default_factory=lambda: [0, 0])
     solved: list[Optional[tuple[int, float]]] = field(default_factory=lambda: [None, None])
     """(empties, clock left after that move) when each side first reported a proven score."""
+    moves_at_solve: list[Optional[int]] = field(default_factory=lambda: [None, None])
+    """Each side's move count, that move included, when it first reported a proven score."""
+
+    def after_proof(self, colour: int) -> Optional[int]:
+        """Own moves played after the one that first proved the result (None: never proved)."""
+        at = self.moves_at_solve[colour]
+        return None if at is None else self.moves[colour] - at
 
     def line(self) -> str:
         names = ("black", "white")
@@ -135,6 +142,7 @@ def play_game(tc: str, number: int, clock: float, inc: float, cmd: list[str], op
             clocks[side] += inc
             if report.solved[side] is None and any(" score disc " in s for s in seen):
                 report.solved[side] = (board.empties, clocks[side])
+                report.moves_at_solve[side] = report.moves[side]
             board.push_str(line.split()[1])
             if len(board.move_stack) == 20:
                 report.used_by_20 = [report.spent[c] / clock for c in (0, 1)]
@@ -194,10 +202,17 @@ def run_games(args: argparse.Namespace, options: dict[str, str]) -> None:
                   f"(max {100 * max(lefts):.1f}%), mean {100 * statistics.mean(lefts_total):.1f}% of "
                   "base + increments")
         if solved:
+            after = [r.after_proof(c) for r in done if not r.time_loss for c in (0, 1)
+                     if r.solved[c] is not None]
+            # "left at the end" counts every increment, also those of the moves played after the
+            # result was proven (answered at once): split off what the budget rules still decide
+            planned = [(r.left[c] - increment * r.after_proof(c)) / r.initial for r in done
+                       if not r.time_loss for c in (0, 1) if r.solved[c] is not None]
             print(f"   proven result first seen at {statistics.mean(s[0] for s in solved):.1f} empties on "
                   f"average, with {100 * statistics.mean(s[1] for s in solved) / clock:.1f}% of the base "
-                  f"time left then; after it, {statistics.mean(s[0] for s in solved) / 2:.1f} more own "
-                  f"moves each add the increment")
+                  f"time left then; after it, {statistics.mean(after):.1f} more own moves each add the "
+                  f"increment ({100 * increment * statistics.mean(after) / clock:.1f}% of the base); "
+                  f"left at the end less those increments: {100 * statistics.mean(planned):.1f}%")
         if used:
             print(f"   clock used by ply 20: mean {100 * statistics.mean(used):.1f}% "
                   f"(min {100 * min(used):.1f}%)", flush=True)
