@@ -161,3 +161,33 @@ def bitboards(grid: Grid) -> tuple[int, int]:
 def square_index(move: tuple[int, int]) -> int:
     """The engine's square number of a (row, col) move."""
     return move[0] * 8 + move[1]
+
+
+def grid_from_text(text: str) -> Grid:
+    """A grid from an absolute board string, row by row: ``X`` black, ``O`` white, ``-`` or ``.``
+    empty; the size is inferred from the length."""
+    size = int(round(len(text) ** 0.5))
+    assert size * size == len(text), f"{len(text)} cells is not a square board"
+    return [[EMPTY if ch in "-." else ch for ch in text[r * size:(r + 1) * size]] for r in range(size)]
+
+
+def solve(grid: Grid, color: str, memo: Optional[dict] = None) -> int:
+    """The exact final disc difference for color under perfect play (empties to the winner), by
+    plain memoized negamax: the oracle for exact scores, for small positions only."""
+    memo = {} if memo is None else memo
+    key = (grid_text(grid), color)
+    if key not in memo:
+        st = status(grid, color)
+        if st == "over":
+            memo[key] = final_score(grid) * (1 if color == BLACK else -1)
+        elif st == "pass":
+            memo[key] = -solve(grid, other(color), memo)
+        else:
+            memo[key] = max(-solve(play(grid, color, m), other(color), memo)
+                            for m in legal_moves(grid, color))
+    return memo[key]
+
+
+def solve_text(cells: str, color: str, memo: Optional[dict] = None) -> int:
+    """:func:`solve` of an absolute board string (see :func:`grid_from_text`) with color to move."""
+    return solve(grid_from_text(cells), color, memo)

@@ -26,6 +26,8 @@ from othello_engine.book import (Book, BookError, BookOptions, learn_game, load_
                                  parse_moves, safe_probe)
 from othello_engine.engine import Engine
 
+import reference_rules as ref
+
 GAME = "f5d6c3d3c4f4f6f3e6e7"
 
 
@@ -109,22 +111,13 @@ def test_probe_randomness_is_seeded_and_among_near_equals() -> None:
     assert {book.probe(pos, margin=0).move for _ in range(20)} == {pos.legal_moves()[0]}
 
 
-def solve(p: int, o: int, mask: int) -> int:
-    """Brute-force final disc difference for the side to move (the oracle for negamax)."""
-    moves = _core.legal_moves(p, o, mask)
-    if not moves:
-        if not _core.legal_moves(o, p, mask):
-            a, b = _core.popcount(p), _core.popcount(o)
-            e = _core.popcount(mask) - a - b
-            return a - b + (e if a > b else -e if b > a else 0)
-        return -solve(o, p, mask)
-    best = -99
-    while moves:
-        low = moves & -moves
-        moves ^= low
-        np, no = _core.make_move(p, o, low.bit_length() - 1)
-        best = max(best, -solve(np, no, mask))
-    return best
+SOLVED: dict = {}
+
+
+def solve(board: Board) -> int:
+    """Exact final disc difference for the side to move, from the reference rules (the oracle
+    for negamax)."""
+    return ref.solve_text(board.cells(), "XO"[board.turn], SOLVED)
 
 
 def test_deepen_negamaxes_to_the_solved_value_on_4x4() -> None:
@@ -159,13 +152,13 @@ def test_deepen_negamaxes_to_the_solved_value_on_4x4() -> None:
     for line in export(book).splitlines()[1:]:
         node = Board.from_relative(line.split()[1])
         best = book.lookup(node)[0]
-        assert best.exact and best.score == 100 * solve(node.player, node.opponent, node.mask), line
+        assert best.exact and best.score == 100 * solve(node), line
     start = Board(4)
     for b in [start] + [parse_moves(square_name(m), 4) for m in start.legal_moves()]:
         hits = book.lookup(b)
         assert len(hits) == len(b.legal_moves())
         best = hits[0]
-        assert best.exact and best.score == 100 * solve(b.player, b.opponent, b.mask)
+        assert best.exact and best.score == 100 * solve(b)
     # negamax consistency over the whole book: a move into a node is minus that node's best
     for line in export(book).splitlines()[1:]:
         fields = line.split()

@@ -97,21 +97,6 @@ def parse_move(token: str) -> tuple[int, int]:
     return int(token[1:]) - 1, "abcdefgh".index(token[0])
 
 
-def solve(grid: ref.Grid, color: str, memo: dict) -> int:
-    """Exact final disc difference for color with perfect play (small positions only)."""
-    key = (ref.grid_text(grid), color)
-    if key not in memo:
-        st = ref.status(grid, color)
-        if st == "over":
-            memo[key] = ref.final_score(grid) * (1 if color == ref.BLACK else -1)
-        elif st == "pass":
-            memo[key] = -solve(grid, ref.other(color), memo)
-        else:
-            memo[key] = max(-solve(ref.play(grid, color, m), ref.other(color), memo)
-                            for m in ref.legal_moves(grid, color))
-    return memo[key]
-
-
 def check_bestmove(lines: list[str], grid: ref.Grid, color: str, pass_token: str) -> None:
     """One bestmove, last, of two tokens: legal, the pass token exactly when forced, (none) when over."""
     assert [x for x in lines if x.startswith("bestmove")] == [lines[-1]], lines
@@ -170,7 +155,7 @@ def test_random_positions_every_go_one_legal_bestmove_and_true_exact_scores(engi
             tokens = line.split()
             assert tokens[:2] == ["info", "depth"], line
             if tokens[2] == "0":  # the game is over: the final result, then bestmove (none)
-                assert tokens[3:5] == ["score", "disc"] and int(tokens[5]) == solve(grid, color, {})
+                assert tokens[3:5] == ["score", "disc"] and int(tokens[5]) == ref.solve(grid, color)
                 continue
             pv = tokens[tokens.index("pv") + 1:]
             g, c = grid, color
@@ -182,7 +167,7 @@ def test_random_positions_every_go_one_legal_bestmove_and_true_exact_scores(engi
                 assert parse_move(token) in ref.legal_moves(g, c), line
                 g, c = ref.play(g, c, parse_move(token)), ref.other(c)
             if "disc" in tokens and "multipv 1" in line and empties <= 9:
-                assert int(tokens[tokens.index("disc") + 1]) == solve(grid, color, {}), line
+                assert int(tokens[tokens.index("disc") + 1]) == ref.solve(grid, color), line
                 seen["proven"] += 1
     assert min(seen.values()) >= 2, seen  # the sample covers every case
     rc, _, err = eng.finish()

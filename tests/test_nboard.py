@@ -18,6 +18,8 @@ from othello_engine.board import BLACK, PASS, Board, format_ggf, parse_square, s
 from othello_engine.book import BOOK_ENV, Book
 from othello_engine.protocol.nboard import NBoardSession, depth_token, format_eval
 
+import reference_rules as ref
+
 # The example session of the NBoard protocol documentation (GUI side).
 EXAMPLE_GGF = ("(;GM[Othello]PC[NBoard]DT[2014-02-21 20:52:27 GMT]PB[./mEdax]PW[chris]RE[?]TI[15:00]"
                "TY[8]BO[8 ---------------------------O*------*O--------------------------- *]"
@@ -145,20 +147,9 @@ def board_after(moves: list[str]) -> Board:
 
 
 def negamax(board: Board, memo: dict) -> int:
-    """Exact final disc difference for the side to move (empties to the winner), by brute force."""
-    key = (board.black, board.white, board.turn)
-    if key not in memo:
-        if board.is_game_over():
-            d = board.disc_difference()
-            memo[key] = d if board.turn == BLACK else -d
-        else:
-            best = -65
-            for m in board.legal_moves() or [PASS]:
-                board.push(m)
-                best = max(best, -negamax(board, memo))
-                board.pop()
-            memo[key] = best
-    return memo[key]
+    """Exact final disc difference for the side to move (empties to the winner), from the
+    reference rules (the oracle)."""
+    return ref.solve_text(board.cells(), "XO"[board.turn], memo)
 
 
 def random_game(seed: int) -> Board:
