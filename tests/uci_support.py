@@ -1,4 +1,4 @@
-"""Test support for the engine process: a pipe driver and an independent reference of the rules."""
+"""Test support for the engine process: a pipe driver and the reference rules in protocol terms."""
 
 from __future__ import annotations
 
@@ -9,90 +9,70 @@ import threading
 import time
 from typing import Callable, Iterable, Optional
 
-# --- reference rules (pure Python, independent of othello_engine) ----------------------------------
+# --- the reference rules in the protocol's terms ---------------------------------------------------
 
-DIRS = [(-1, -1), (-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0), (1, 1)]
+import reference_rules as rr  # noqa: E402
+
+_COLOR = {"x": rr.BLACK, "o": rr.WHITE}
 
 
 class Ref:
-    """A position in plain lists: grid[r][c] in '.', 'x' (black), 'o' (white); turn 'x' or 'o'."""
+    """A position of the reference rules (tests/reference_rules.py) with its side to move, spoken
+    in the protocol's terms: moves are names (``d3``, passes ``pass``/``0000``/``PA``/``@@``), the
+    side is ``'x'`` (black) or ``'o'`` (white), and ``grid[r][c]`` is ``'.'``, ``'x'`` or ``'o'``."""
 
     def __init__(self, size: int = 8) -> None:
+        self._grid = rr.start_grid(size)
         self.size = size
-        self.grid = [["."] * size for _ in range(size)]
-        h = size // 2 - 1
-        self.grid[h][h] = self.grid[h + 1][h + 1] = "o"
-        self.grid[h][h + 1] = self.grid[h + 1][h] = "x"
         self.turn = "x"
 
     @classmethod
     def from_cells(cls, cells: str, turn: str) -> "Ref":
-        n = int(round(len(cells) ** 0.5))
         ref = cls.__new__(cls)
-        ref.size = n
-        ref.grid = [[{"X": "x", "O": "o"}.get(cells[r * n + c].upper(), ".") for c in range(n)]
-                    for r in range(n)]
-        ref.turn = turn
+        ref._grid = rr.grid_from_text(cells.upper().replace("B", "X").replace("W", "O"))
+        ref.size, ref.turn = len(ref._grid), turn
         return ref
+
+    @property
+    def grid(self) -> list[list[str]]:
+        return [[ch.lower() for ch in row] for row in self._grid]
 
     def copy(self) -> "Ref":
         ref = Ref.__new__(Ref)
-        ref.size, ref.turn = self.size, self.turn
-        ref.grid = [row[:] for row in self.grid]
+        ref._grid, ref.size, ref.turn = rr.copy_grid(self._grid), self.size, self.turn
         return ref
 
-    def flips(self, r: int, c: int, me: str) -> list[tuple[int, int]]:
-        if self.grid[r][c] != ".":
-            return []
-        you = "o" if me == "x" else "x"
-        out: list[tuple[int, int]] = []
-        for dr, dc in DIRS:
-            line = []
-            rr, cc = r + dr, c + dc
-            while 0 <= rr < self.size and 0 <= cc < self.size and self.grid[rr][cc] == you:
-                line.append((rr, cc))
-                rr, cc = rr + dr, cc + dc
-            if line and 0 <= rr < self.size and 0 <= cc < self.size and self.grid[rr][cc] == me:
-                out += line
-        return out
-
     def moves(self, me: Optional[str] = None) -> list[str]:
-        me = me or self.turn
-        return [f"{'abcdefgh'[c]}{r + 1}" for r in range(self.size) for c in range(self.size)
-                if self.flips(r, c, me)]
+        return [f"{'abcdefgh'[c]}{r + 1}" for r, c in rr.legal_moves(self._grid, _COLOR[me or self.turn])]
 
     def must_pass(self) -> bool:
-        return not self.moves() and bool(self.moves("o" if self.turn == "x" else "x"))
+        return rr.status(self._grid, _COLOR[self.turn]) == "pass"
 
     def game_over(self) -> bool:
-        return not self.moves() and not self.moves("o" if self.turn == "x" else "x")
+        return rr.status(self._grid, _COLOR[self.turn]) == "over"
 
     def play(self, move: str) -> None:
         if move.lower() in ("pass", "0000", "pa", "@@"):
             assert self.must_pass(), "illegal pass"
+            square = None
         else:
-            c, r = "abcdefgh".index(move[0].lower()), int(move[1:]) - 1
-            flips = self.flips(r, c, self.turn)
-            assert flips, f"illegal move {move}"
-            self.grid[r][c] = self.turn
-            for rr, cc in flips:
-                self.grid[rr][cc] = self.turn
+            square = (int(move[1:]) - 1, "abcdefgh".index(move[0].lower()))
+            assert square in rr.legal_moves(self._grid, _COLOR[self.turn]), f"illegal move {move}"
+        self._grid = rr.play(self._grid, _COLOR[self.turn], square)
         self.turn = "o" if self.turn == "x" else "x"
 
     def count(self, who: str) -> int:
-        return sum(row.count(who) for row in self.grid)
+        return rr.count(self._grid, _COLOR[who])
 
     def result(self) -> str:
         """The UGI `query result` answer."""
         if not self.game_over():
             return "none"
-        b, w = self.count("x"), self.count("o")
-        return "p1win" if b > w else "p2win" if w > b else "draw"
+        score = rr.final_score(self._grid)
+        return "p1win" if score > 0 else "p2win" if score < 0 else "draw"
 
     def final_black(self) -> int:
-        b, w = self.count("x"), self.count("o")
-        e = self.size * self.size - b - w
-        return b - w + (e if b > w else -e if w > b else 0)
+        return rr.final_score(self._grid)
 
     def fen(self) -> str:
         ranks = []
@@ -108,17 +88,7 @@ class Ref:
         return "/".join(ranks) + " " + self.turn
 
     def perft(self, depth: int) -> int:
-        if depth == 0:
-            return 1
-        if self.game_over():
-            return 1
-        moves = self.moves() or ["pass"]
-        total = 0
-        for m in moves:
-            child = self.copy()
-            child.play(m)
-            total += child.perft(depth - 1)
-        return total
+        return rr.perft(self._grid, _COLOR[self.turn], depth)
 
 
 # --- the engine process -------------------------------------------------------------------------------
