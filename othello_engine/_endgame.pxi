@@ -5,8 +5,9 @@
 #            fastest-first ordering (fewest opponent replies, corners counted twice), parity as a
 #            tie-break and a stability cut-off in null-window nodes.
 # eg_shallow: the last EG_SHALLOW empties, null-window nodes only: no table, no sorting, moves
-#            in odd-parity quadrants first.
-# eg_last1: the last empty square, by counting flips.
+#            in odd-parity quadrants first, corners first and X-squares last within a parity,
+#            only squares next to an opponent disc tried.
+# eg_last2, eg_last1: the last two empty squares without recursion, the last one by counting flips.
 
 cdef enum:
     EG_INF = 200
@@ -26,13 +27,16 @@ cdef int EG_ETC_MIN = 12
 cdef int EG_IID_MIN = 99
 cdef int EG_IID_DEPTH = 2
 cdef int EG_STAB_ALPHA = 16
+cdef int EG_SORT_MOBW = 32
 
 
 def _set_tuning(str name, int value):
     """Experiments only: change one of the endgame ordering thresholds."""
     global EG_SORT_EVAL, EG_SORT_D1, EG_SORT_D2, EG_STAB_MIN, EG_SHALLOW, EG_TT_MIN
-    global EG_W_POT, EG_W_STAB, EG_ETC_MIN, EG_STAB_ALPHA, EG_IID_MIN, EG_IID_DEPTH
-    if name == "iid_min":
+    global EG_W_POT, EG_W_STAB, EG_ETC_MIN, EG_STAB_ALPHA, EG_IID_MIN, EG_IID_DEPTH, EG_SORT_MOBW
+    if name == "sort_mobw":
+        EG_SORT_MOBW = value
+    elif name == "iid_min":
         EG_IID_MIN = value
     elif name == "iid_depth":
         EG_IID_DEPTH = value
@@ -60,6 +64,16 @@ def _set_tuning(str name, int value):
         raise ValueError(f"unknown tuning parameter {name!r}")
 
 
+# EG_NEIGHBOURS[sq]: the squares next to sq; a move at sq must flip, so it needs one of them
+cdef u64 EG_NEIGHBOURS[64]
+for _sq in range(64):
+    EG_NEIGHBOURS[_sq] = 0
+    for _dr in (-1, 0, 1):
+        for _dc in (-1, 0, 1):
+            if (_dr or _dc) and 0 <= _sq // 8 + _dr < 8 and 0 <= _sq % 8 + _dc < 8:
+                EG_NEIGHBOURS[_sq] |= (<u64>1) << ((_sq // 8 + _dr) * 8 + _sq % 8 + _dc)
+
+
 cdef inline int final_discs(u64 P, u64 O) noexcept nogil:
     """Final disc difference for P (the empties of a finished game go to the winner)."""
     cdef int p = oe_popcount(P), o = oe_popcount(O)
@@ -80,10 +94,10 @@ cdef inline int eg_last1(SearchState* st, u64 P, u64 O, int sq) noexcept nogil:
     cdef int p = oe_popcount(P), t = st.squares, n, d
     cdef u64 f
     st.nodes += 1
-    f = bb_flips(P, O, sq)
+    f = bb_flips(P, O, sq) if O & EG_NEIGHBOURS[sq] else 0
     if f:
         return 2 * (p + oe_popcount(f) + 1) - t
-    f = bb_flips(O, P, sq)
+    f = bb_flips(O, P, sq) if P & EG_NEIGHBOURS[sq] else 0
     if f:
         return 2 * (p - oe_popcount(f)) - t
     d = 2 * p - t + 1
@@ -94,10 +108,46 @@ cdef inline int eg_last1(SearchState* st, u64 P, u64 O, int sq) noexcept nogil:
     return 0
 
 
+cdef int eg_last2(SearchState* st, u64 P, u64 O, int x, int y, int beta) noexcept nogil:
+    """Exact score for P with the two empty squares x and y left (fail-soft above beta)."""
+    cdef u64 f, bx = (<u64>1) << x, by = (<u64>1) << y
+    cdef int best = -EG_INF, v
+    st.nodes += 1
+    f = bb_flips(P, O, x) if O & EG_NEIGHBOURS[x] else 0
+    if f:
+        best = -eg_last1(st, O ^ f, P ^ f ^ bx, y)
+        if best >= beta:
+            return best
+    f = bb_flips(P, O, y) if O & EG_NEIGHBOURS[y] else 0
+    if f:
+        v = -eg_last1(st, O ^ f, P ^ f ^ by, x)
+        if v > best:
+            best = v
+    if best != -EG_INF:
+        return best
+    # P passes: O's best reply, then P has the last square
+    st.nodes += 1
+    f = bb_flips(O, P, x)
+    if f:
+        best = -eg_last1(st, P ^ f, O ^ f ^ bx, y)
+    f = bb_flips(O, P, y)
+    if f:
+        v = -eg_last1(st, P ^ f, O ^ f ^ by, x)
+        if v > best:
+            best = v
+    if best == -EG_INF:
+        return final_discs_with_empties(P, O, 2)
+    return -best
+
+
 cdef int eg_shallow(SearchState* st, u64 P, u64 O, u64 E, int n, int alpha, int beta) noexcept nogil:
-    """Null-window or narrow solve of the last few empties E (n of them) for P."""
-    cdef u64 odd = 0, m, q, f, bit
+    """Null-window or narrow solve of the last few empties E (n of them) for P: odd-parity
+    quadrants first, and within each parity corners first and X-squares last."""
+    cdef u64 odd = 0, m, q, f, bit, xs, part, cand
     cdef int k, sq, v, best = -EG_INF, moved = 0, stage
+    if n == 2:
+        sq = oe_ctz(E)
+        return eg_last2(st, P, O, sq, oe_ctz(E & (E - 1)), beta)
     if n == 1:
         return eg_last1(st, P, O, oe_ctz(E))
     if st.nodes >= st.check_at and poll(st):
@@ -107,8 +157,18 @@ cdef int eg_shallow(SearchState* st, u64 P, u64 O, u64 E, int n, int alpha, int 
         q = E & st.ev.quadrant[k]
         if oe_popcount(q) & 1:
             odd |= q
-    for stage in range(2):
-        m = odd if stage == 0 else E & ~odd
+    xs = st.ev.xsq[0] | st.ev.xsq[1] | st.ev.xsq[2] | st.ev.xsq[3]
+    # only squares next to an O disc can be moves
+    cand = E & neighbours(O)
+    for stage in range(6):
+        part = (odd if stage < 3 else E & ~odd) & cand
+        k = stage % 3
+        if k == 0:
+            m = part & st.ev.corners
+        elif k == 1:
+            m = part & ~st.ev.corners & ~xs
+        else:
+            m = part & xs
         while m:
             sq = oe_ctz(m)
             m &= m - 1
@@ -255,7 +315,7 @@ cdef int eg_search(SearchState* st, u64 P, u64 O, int alpha, int beta, int ply, 
                 v = evaluate_terms(&st.ev, cP, cO, om, bb_moves(cO, cP, st.mask), NULL)
             if st.aborted:
                 return 0
-            vals[cnt] = -v - 32 * (oe_popcount(om) + oe_popcount(om & st.ev.corners))
+            vals[cnt] = -v - EG_SORT_MOBW * (oe_popcount(om) + oe_popcount(om & st.ev.corners))
         else:
             vals[cnt] = (-16 * (oe_popcount(om) + oe_popcount(om & st.ev.corners))
                          + (2 if odd & bit else 0) + st.order[sq] // 8)

@@ -44,17 +44,20 @@ cdef inline u64 position_hash(u64 P, u64 O) noexcept nogil:
 
 
 cdef int tt_allocate(TTable* t, int hash_mb) noexcept nogil:
-    """(Re)allocate the table to the largest power of two of entries within hash_mb MiB."""
+    """(Re)allocate the table to the largest power of two of entries within hash_mb MiB, empty.
+    Returns -1 and keeps the old table (and its contents) when the new one can not be had."""
     cdef u64 want = (<u64>max(hash_mb, 1)) * 1024 * 1024 // sizeof(TTEntry)
     cdef u64 n = TT_BUCKET
+    cdef TTEntry* fresh
     while n * 2 <= want:
         n *= 2
+    # the new table first: a failed resize must leave a usable engine behind
+    fresh = <TTEntry*>calloc(n, sizeof(TTEntry))
+    if fresh == NULL:
+        return -1
     if t.entries != NULL:
         free(t.entries)
-    t.entries = <TTEntry*>calloc(n, sizeof(TTEntry))
-    if t.entries == NULL:
-        t.n_entries = 0
-        return -1
+    t.entries = fresh
     t.n_entries = n
     t.age = 0
     return 0

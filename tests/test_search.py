@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import functools
 import random
+import subprocess
+import sys
 
 import pytest
 
@@ -260,6 +262,39 @@ def test_table_resize_and_clear() -> None:
     assert depth == 4 and lines[0][0] in b.legal_moves() and nodes > 0 and not exact
     with pytest.raises(ValueError):
         s.resize(0)
+
+
+FAILED_RESIZE_CHILD = """
+import resource, sys
+from othello_engine import _core
+from othello_engine.board import Board
+s = _core.Search(8)
+b = Board()
+first = s.run(b.player, b.opponent, b.mask, 7)
+# cap the address space a little above what the process holds now, so 4 GiB can not be had
+with open("/proc/self/status") as status:
+    vm = next(int(line.split()[1]) for line in status if line.startswith("VmSize:")) * 1024
+resource.setrlimit(resource.RLIMIT_AS, (vm + (64 << 20), resource.getrlimit(resource.RLIMIT_AS)[1]))
+try:
+    s.resize(4096)
+except MemoryError:
+    pass
+else:
+    sys.exit("resize(4096) did not fail under the address-space limit")
+assert s.hash_mb == 8, s.hash_mb
+again = s.run(b.player, b.opponent, b.mask, 7)
+assert again[0][0][0] in b.legal_moves() and again[1] == 7
+assert again[2] < first[2], (again[2], first[2])   # the kept table still holds the first search
+print("ok")
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="needs RLIMIT_AS and /proc")
+def test_failed_resize_keeps_the_old_table() -> None:
+    # in a child process: a capped address space makes the allocation fail without risk here
+    proc = subprocess.run([sys.executable, "-c", FAILED_RESIZE_CHILD], capture_output=True,
+                          text=True, timeout=60)
+    assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr
 
 
 # --- evaluation -------------------------------------------------------------------------------
