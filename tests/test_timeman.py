@@ -115,10 +115,7 @@ def solve_gate_opens_at(clock: float, inc: float) -> int:
     return 0
 
 
-@pytest.mark.xfail(strict=True, reason="known defect: timeman.DEFAULT_SOLVE (measured median solve "
-                   "times) is about 8x more optimistic than the search's solve gate, so with a long "
-                   "clock the moves the plan treats as the solve (soft = hard, e.g. 16 s at 22 "
-                   "empties with 60 s + 0) run midgame iterations instead, and the result is only "
-                   "proven at about 12 empties")
-def test_a_long_clock_lets_the_search_prove_the_result_early():
-    assert solve_gate_opens_at(60.0, 0.0) >= 18
+@pytest.mark.parametrize("clock, inc, empties", [(60.0, 0.0, 18), (300.0, 2.0, 20), (600.0, 0.0, 20),
+                                                 (10.0, 0.1, 14), (2.0, 0.05, 12)])
+def test_a_long_clock_lets_the_search_prove_the_result_early(clock, inc, empties):
+    assert solve_gate_opens_at(clock, inc) >= empties
