@@ -553,8 +553,9 @@ cdef class Search:
             elif max_depth >= empties:
                 eg_turn = depth + lead > empties
                 if hard_time > 0:
-                    # hand over early when the solve should fit in the time left, never when not
-                    fits = solve_seconds(empties) <= 0.4 * (hard_time - (now_seconds() - st.start))
+                    # hand over early when the solve should fit in the time left, never when not (the
+                    # estimate is near the worst case, so 80% of what is left is margin enough)
+                    fits = solve_seconds(empties) <= 0.8 * (hard_time - (now_seconds() - st.start))
                     eg_turn = fits and (eg_turn or depth > 8)
             else:
                 eg_turn = False

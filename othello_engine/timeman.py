@@ -31,12 +31,13 @@ SAFETY_CAP = 0.5
 JITTER = 0.05
 """Kept on the clock beyond the overhead by every hard limit (at most a quarter of the usable
 time): on a loaded machine a search can end tens of milliseconds after its hard limit."""
-SOLVE_SHARE = 0.6
-"""Solve exactly once the expected solve time (times SOLVE_MARGIN) fits this share of the pool."""
-SOLVE_MARGIN = 2.0
-GATE_SHARE = 0.4
+GATE_SHARE = 0.8
 """The search starts the exact solve only when ``_core.solve_seconds(empties)`` fits this share of
 the hard limit left (``Search.run``): a move planned as the solve gets a hard limit that opens it."""
+SOLVE_MARGIN = 1.0
+SOLVE_SHARE = 0.6
+"""Solve exactly once the expected solve time (times SOLVE_MARGIN) fits this share of the pool:
+GATE_SHARE of the most a solving move may take (max_share(2) = 75% of the pool)."""
 RESERVE_FACTOR = 1.0
 """The midgame keeps back RESERVE_FACTOR times the expected cost of the solve and the moves
 after it: what is kept back and not spent is left on the clock at the end."""

@@ -91,7 +91,7 @@ def test_plans_the_exact_solve_when_it_fits():
     # before the solve, the midgame keeps back what the solve will need: a dearer solve at the
     # same point (20 empties) leaves less for the midgame move
     mid = clock_budget(30.0, 0.0, None, 30, 0.01, model)
-    dearer = clock_budget(30.0, 0.0, None, 30, 0.01, SolveModel(3.0, 3.0))
+    dearer = clock_budget(30.0, 0.0, None, 30, 0.01, SolveModel(1.5, 3.0))
     assert dearer.soft < mid.soft < 30.0 / 5
 
 
@@ -99,7 +99,7 @@ def test_own_moves_left():
     assert [own_moves_left(e) for e in (60, 59, 2, 1, 0)] == [30, 30, 1, 1, 1]
 
 
-SEARCH_SOLVE_SHARE = 0.4
+SEARCH_SOLVE_SHARE = 0.8
 """The search starts the exact solve only when _core.solve_seconds(empties) fits this share of the
 hard limit left (see Search.run): the oracle for whether a budget lets the search prove the result."""
 
