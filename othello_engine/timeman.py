@@ -4,7 +4,9 @@ The plan for a game clock: an Othello game ends after a known number of moves (o
 square, passes aside), so the engine can plan to use nearly all of its clock. It keeps back the
 Move Overhead per move still to play plus a small safety share, reserves what the exact endgame
 solve is expected to cost, and spreads the rest over its moves until that solve by a phase weight.
-Once the solve fits the time left, the move that can solve gets a budget large enough for it.
+Once the solve fits the time left, the move that can solve gets a budget large enough for it. The
+expected cost is the search's own (``_core.solve_seconds``), so that a move planned as the solve
+gets a hard limit with which the search does start the solve.
 """
 
 from __future__ import annotations
@@ -34,10 +36,11 @@ time): on a loaded machine a search can end tens of milliseconds after its hard 
 GATE_SHARE = 0.8
 """The search starts the exact solve only when ``_core.solve_seconds(empties)`` fits this share of
 the hard limit left (``Search.run``): a move planned as the solve gets a hard limit that opens it."""
-SOLVE_MARGIN = 1.0
+SOLVE_MARGIN = 2.0
 SOLVE_SHARE = 0.6
-"""Solve exactly once the expected solve time (times SOLVE_MARGIN) fits this share of the pool:
-GATE_SHARE of the most a solving move may take (max_share(2) = 75% of the pool)."""
+"""Plan the solve for the first move at which the expected solve time (times SOLVE_MARGIN) fits
+this share of the pool as it is now: the midgame moves before it spend some of that pool, so the
+plan asks for more than the gate (GATE_SHARE of the at most 75% a solving move may take)."""
 RESERVE_FACTOR = 1.0
 """The midgame keeps back RESERVE_FACTOR times the expected cost of the solve and the moves
 after it: what is kept back and not spent is left on the clock at the end."""

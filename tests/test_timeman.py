@@ -91,7 +91,7 @@ def test_plans_the_exact_solve_when_it_fits():
     # before the solve, the midgame keeps back what the solve will need: a dearer solve at the
     # same point (20 empties) leaves less for the midgame move
     mid = clock_budget(30.0, 0.0, None, 30, 0.01, model)
-    dearer = clock_budget(30.0, 0.0, None, 30, 0.01, SolveModel(1.5, 3.0))
+    dearer = clock_budget(30.0, 0.0, None, 30, 0.01, SolveModel(3.0, 3.0))
     assert dearer.soft < mid.soft < 30.0 / 5
 
 
@@ -115,7 +115,7 @@ def solve_gate_opens_at(clock: float, inc: float) -> int:
     return 0
 
 
-@pytest.mark.parametrize("clock, inc, empties", [(60.0, 0.0, 18), (300.0, 2.0, 20), (600.0, 0.0, 20),
-                                                 (10.0, 0.1, 14), (2.0, 0.05, 12)])
+@pytest.mark.parametrize("clock, inc, empties", [(60.0, 0.0, 20), (300.0, 2.0, 22), (600.0, 0.0, 22),
+                                                 (10.0, 0.1, 16), (2.0, 0.05, 14)])
 def test_a_long_clock_lets_the_search_prove_the_result_early(clock, inc, empties):
     assert solve_gate_opens_at(clock, inc) >= empties
