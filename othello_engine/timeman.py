@@ -4,13 +4,17 @@ The plan for a game clock: an Othello game ends after a known number of moves (o
 square, passes aside), so the engine can plan to use nearly all of its clock. It keeps back the
 Move Overhead per move still to play plus a small safety share, reserves what the exact endgame
 solve is expected to cost, and spreads the rest over its moves until that solve by a phase weight.
-Once the solve fits the time left, the move that can solve gets a budget large enough for it.
+Once the solve fits the time left, the move that can solve gets a budget large enough for it. The
+expected cost is the search's own (``_core.solve_seconds``), so that a move planned as the solve
+gets a hard limit with which the search does start the solve.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Optional
+
+from othello_engine import _core
 
 MIN_BUDGET = 0.001
 """Smallest budget (s): enough for a shallow search, so that even a flagging engine answers."""
@@ -29,9 +33,14 @@ SAFETY_CAP = 0.5
 JITTER = 0.05
 """Kept on the clock beyond the overhead by every hard limit (at most a quarter of the usable
 time): on a loaded machine a search can end tens of milliseconds after its hard limit."""
-SOLVE_SHARE = 0.6
-"""Solve exactly once the expected solve time (times SOLVE_MARGIN) fits this share of the pool."""
+GATE_SHARE = 0.8
+"""The search starts the exact solve only when ``_core.solve_seconds(empties)`` fits this share of
+the hard limit left (``Search.run``): a move planned as the solve gets a hard limit that opens it."""
 SOLVE_MARGIN = 2.0
+SOLVE_SHARE = 0.6
+"""Plan the solve for the first move at which the expected solve time (times SOLVE_MARGIN) fits
+this share of the pool as it is now: the midgame moves before it spend some of that pool, so the
+plan asks for more than the gate (GATE_SHARE of the at most 75% a solving move may take)."""
 RESERVE_FACTOR = 1.0
 """The midgame keeps back RESERVE_FACTOR times the expected cost of the solve and the moves
 after it: what is kept back and not spent is left on the clock at the end."""
@@ -58,10 +67,10 @@ class SolveModel:
         return self.seconds_at_20 * self.growth ** (empties - 20)
 
 
-DEFAULT_SOLVE = SolveModel(seconds_at_20=1.0, growth=2.5)
-"""Fitted to ``bench_time.py --calibrate 24`` (positions from the engine's own games, cold table,
-2-core machine under load; medians: 16 empties 46 ms, 18: 0.18 s, 20: 1.5 s, 22: 12 s, 24: 41 s),
-rounded up."""
+DEFAULT_SOLVE = SolveModel(seconds_at_20=_core.solve_seconds(20),
+                           growth=_core.solve_seconds(21) / _core.solve_seconds(20))
+"""The search's own estimate (``_core.solve_seconds``, which decides whether it starts the solve),
+so that the plan and the search agree on when the result can be proven."""
 
 
 def own_moves_left(empties: int) -> int:
@@ -125,7 +134,11 @@ def clock_budget(remaining: float, increment: float, moves_to_go: Optional[int],
         later_cost = sum(solve.seconds(e) for e in plies[1:]) * SOLVE_MARGIN
         hard_cap = cap if horizon == 1 else min(cap, pool * max_share(2))
         hard = max(MIN_BUDGET, min(hard_cap, pool - later_cost))
-        return Budget(soft=hard, hard=hard)
+        if solve.seconds(empties) <= GATE_SHARE * hard:
+            return Budget(soft=hard, hard=hard)
+        # the search would not start the solve with this hard limit: plan it for the next move
+        solve_at = next((i for i, e in enumerate(plies) if i > 0 and
+                         solve.seconds(e) * SOLVE_MARGIN <= SOLVE_SHARE * pool), horizon)
     reserve = sum(solve.seconds(e) for e in plies[solve_at:]) * RESERVE_FACTOR
     weights = [phase_weight(e) for e in plies[:solve_at]]
     # the per-move cap counts the moves that cost time: those up to and including the solve

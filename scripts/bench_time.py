@@ -4,7 +4,8 @@ Prints, per game, time losses, each side's clock left at the end and its clock u
 totals per time control (targets: no time loss, >= 10% of the clock used by ply 20, <= 10% left at
 the end on average). Also measures `go movetime` accuracy and the parse time of a 60-move
 `position` (``--movetime``, ``--parse``), and the exact-solve times that calibrate
-``timeman.SolveModel`` (``--calibrate``).
+``_core.solve_seconds``, the solve-cost model shared by the search's hand-over gate and the
+game-clock plan (``timeman.DEFAULT_SOLVE``) (``--calibrate``).
 
     python scripts/bench_time.py --games 100 --tc 10+0.1 --tc 2+0.05 --concurrency 2
 """
