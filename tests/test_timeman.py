@@ -35,7 +35,7 @@ def test_movetime_uses_the_time_less_the_overhead():
     assert movetime_budget(0.005, 0.01) == Budget(MIN_BUDGET, MIN_BUDGET)
 
 
-@pytest.mark.parametrize("clock, inc, overhead", itertools.product(CLOCKS, INCS, OVERHEADS))
+@pytest.mark.parametrize("clock, inc, overhead", list(itertools.product(CLOCKS, INCS, OVERHEADS)))
 def test_budget_is_sane_and_leaves_the_overhead(clock, inc, overhead):
     for empties in (60, 45, 30, 20, 12, 3, 1):
         b = clock_budget(clock, inc, None, empties, overhead)
@@ -46,7 +46,7 @@ def test_budget_is_sane_and_leaves_the_overhead(clock, inc, overhead):
             assert b.hard <= max(MIN_BUDGET, usable - min(JITTER, 0.25 * usable)) + 1e-12
 
 
-@pytest.mark.parametrize("clock, inc, overhead", itertools.product(CLOCKS[1:], INCS, OVERHEADS[:2]))
+@pytest.mark.parametrize("clock, inc, overhead", list(itertools.product(CLOCKS[1:], INCS, OVERHEADS[:2])))
 def test_never_flags_even_spending_every_hard_limit(clock, inc, overhead):
     if clock < 30 * (overhead + 0.004) and inc < overhead + 0.004:
         pytest.skip("the clock cannot cover the overhead of every move")
