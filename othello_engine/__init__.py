@@ -21,10 +21,10 @@ except ImportError as exc:  # never fall back silently to something slower
 from othello_engine.board import (  # noqa: E402
     BLACK, PASS, WHITE, Board, IllegalMoveError, InvalidBoardError, InvalidSquareError,
     OthelloError, parse_square, square_name)
-from othello_engine.engine import Engine, Limit, SearchInfo, SearchResult  # noqa: E402
+from othello_engine.engine import Engine, InvalidLimitError, Limit, SearchInfo, SearchResult  # noqa: E402
 
 __all__ = [
     "BLACK", "WHITE", "PASS", "Board", "Engine", "Limit", "SearchInfo", "SearchResult",
-    "OthelloError", "IllegalMoveError", "InvalidBoardError", "InvalidSquareError",
+    "OthelloError", "IllegalMoveError", "InvalidBoardError", "InvalidSquareError", "InvalidLimitError",
     "parse_square", "square_name", "__version__",
 ]

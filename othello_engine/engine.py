@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import sys
 import threading
 import time
@@ -11,6 +12,10 @@ from typing import Callable, Optional
 
 from othello_engine import _core, timeman
 from othello_engine.board import BLACK, PASS, Board, Square
+
+
+class InvalidLimitError(ValueError):
+    """A Limit field out of range (a negative node count, a NaN time, depth 0...)."""
 
 
 @dataclass(frozen=True)
@@ -36,6 +41,24 @@ class Limit:
     exact: bool = False
     infinite: bool = False
     wld: bool = False
+
+    def __post_init__(self) -> None:
+        def whole(name: str, lo: int, hi: int) -> None:
+            v = getattr(self, name)
+            if v is not None and (isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi):
+                raise InvalidLimitError(f"Limit {name}={v!r}: expected a whole number in {lo}..{hi}")
+
+        def seconds(name: str) -> None:
+            v = getattr(self, name)
+            if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float))
+                                  or not math.isfinite(v) or v < 0):
+                raise InvalidLimitError(f"Limit {name}={v!r}: expected a finite number of seconds >= 0")
+
+        whole("depth", 1, 10 ** 6)
+        whole("nodes", 1, 2 ** 63 - 1)
+        whole("moves_to_go", 1, 10 ** 6)
+        for name in ("time", "black_clock", "white_clock", "black_inc", "white_inc"):
+            seconds(name)
 
 
 @dataclass(frozen=True)

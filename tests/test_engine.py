@@ -6,6 +6,8 @@ import random
 import threading
 import time
 
+import pytest
+
 from othello_engine.board import PASS, Board
 from othello_engine.engine import Engine, Limit, SearchInfo, SearchResult
 
@@ -131,3 +133,17 @@ def test_info_reports_increase_and_pv_starts_with_best_move() -> None:
 def test_evaluation_dict() -> None:
     terms = Engine(hash_mb=1).evaluation(midgame(8))
     assert "total" in terms and all(isinstance(v, int) for v in terms.values())
+
+
+@pytest.mark.parametrize("fields", [dict(depth=0), dict(depth=-3), dict(nodes=-5), dict(nodes=0),
+                                    dict(nodes=2 ** 64), dict(time=float("nan")), dict(time=-1.0),
+                                    dict(black_clock=float("inf")), dict(white_inc=-0.1),
+                                    dict(moves_to_go=0), dict(depth=2.5), dict(depth=True)])
+def test_a_bad_limit_is_refused_with_a_clear_error(fields: dict) -> None:
+    from othello_engine.engine import InvalidLimitError
+    with pytest.raises(InvalidLimitError, match=next(iter(fields))):
+        Limit(**fields)
+
+
+def test_good_limits_are_accepted() -> None:
+    Limit(depth=1, nodes=1, time=0, black_clock=0.0, white_clock=12.5, black_inc=0, moves_to_go=1)
