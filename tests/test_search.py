@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import random
 import subprocess
 import sys
@@ -13,69 +12,13 @@ from othello_engine import _core
 from othello_engine.board import PASS, Board, parse_obf, square_name
 from othello_engine.engine import Engine, Limit
 
-
+import reference_rules as ref
 from ffo_data import ffo_line, needs_ffo
 
 
-# --- an independent reference: Othello rules on a size x size grid, no bitboards ---------------
-DIRS = [(-1, -1), (-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0), (1, 1)]
-
-
-def ref_flips(cells: tuple, size: int, r: int, c: int, me: int) -> list[tuple[int, int]]:
-    if cells[r * size + c] != 0:
-        return []
-    out: list[tuple[int, int]] = []
-    for dr, dc in DIRS:
-        run = []
-        rr, cc = r + dr, c + dc
-        while 0 <= rr < size and 0 <= cc < size and cells[rr * size + cc] == -me:
-            run.append((rr, cc))
-            rr, cc = rr + dr, cc + dc
-        if run and 0 <= rr < size and 0 <= cc < size and cells[rr * size + cc] == me:
-            out.extend(run)
-    return out
-
-
-def ref_moves(cells: tuple, size: int, me: int) -> dict[int, list[tuple[int, int]]]:
-    """Legal moves as {square in the 8x8 frame: flipped cells}."""
-    out = {}
-    for r in range(size):
-        for c in range(size):
-            f = ref_flips(cells, size, r, c, me)
-            if f:
-                out[r * 8 + c] = f
-    return out
-
-
-@functools.lru_cache(maxsize=None)
-def ref_solve(cells: tuple, size: int, me: int) -> int:
-    """Exact final disc difference for `me` (1 or -1) to move, empties to the winner."""
-    moves = ref_moves(cells, size, me)
-    if not moves:
-        if not ref_moves(cells, size, -me):
-            mine, theirs = cells.count(me), cells.count(-me)
-            empty = cells.count(0)
-            d = mine - theirs
-            return d + empty if d > 0 else d - empty if d < 0 else 0
-        return -ref_solve(cells, size, -me)
-    best = -999
-    for sq, flips in moves.items():
-        new = list(cells)
-        new[(sq // 8) * size + sq % 8] = me
-        for r, c in flips:
-            new[r * size + c] = me
-        best = max(best, -ref_solve(tuple(new), size, -me))
-    return best
-
-
-def board_cells(board: Board) -> tuple:
-    """The board as a tuple of 1 (side to move), -1 (opponent), 0 (empty), row by row."""
-    out = []
-    for r in range(board.size):
-        for c in range(board.size):
-            bit = 1 << (r * 8 + c)
-            out.append(1 if board.player & bit else -1 if board.opponent & bit else 0)
-    return tuple(out)
+def solve(board: Board) -> int:
+    """Exact final disc difference for the side to move, from the reference rules (the oracle)."""
+    return ref.solve_text(board.cells(), "XO"[board.turn])
 
 
 def random_board(size: int, plies: int, rng: random.Random) -> Board:
@@ -127,7 +70,7 @@ def test_wld_solve_gives_the_sign() -> None:
 
 def test_4x4_perfect_play_against_an_independent_solver() -> None:
     b = Board(4)
-    truth = ref_solve(board_cells(b), 4, 1)
+    truth = solve(b)
     result = Engine(hash_mb=4).search(b, Limit(exact=True))
     assert result.exact
     assert result.score == 100 * truth
@@ -146,14 +89,14 @@ def test_small_endgames_against_an_independent_solver(seed: int) -> None:
     b = random_board(size, size * size - 4 - rng.randint(5, 9), rng)
     if b.is_game_over():
         pytest.skip("random game ended early")
-    truth = ref_solve(board_cells(b), size, 1)
+    truth = solve(b)
     result = Engine(hash_mb=4).search(b, Limit(exact=True))
     assert result.exact and result.score == 100 * truth
     # the best move really achieves the score (checked with the reference)
     after = b.copy()
     after.push(result.best_move)
     if result.best_move != PASS:
-        assert -ref_solve(board_cells(after), size, 1) == truth
+        assert -solve(after) == truth
 
 
 # --- always a legal answer ----------------------------------------------------------------------
