@@ -96,37 +96,31 @@ def perft(u64 P, u64 O, int depth, u64 mask=FULL_MASK, bint bulk=False, stop=Non
     each move. Runs without the GIL. stop, if given, is a writable buffer (``bytearray(1)``):
     another thread sets ``stop[0] = 1`` to end the count within microseconds; the count returned
     is then partial (the caller tells by looking at stop[0])."""
-    cdef u64 n
-    cdef unsigned char[::1] view
-    cdef unsigned char* flag
-    if depth < 0:
-        raise ValueError("depth must be >= 0")
-    flag = NULL
-    if stop is not None:
-        view = stop           # a writable buffer; view keeps it held during the count
-        if view.shape[0] < 1:
-            raise ValueError("stop must be a writable buffer of one byte or more, e.g. bytearray(1)")
-        flag = &view[0]
-    with nogil:
-        n = perft_rec(P, O, mask, depth, bulk, flag)
-    return n
+    return count_leaves(P, O, depth, mask, bulk, stop, False)
 
 
 def _perft_frame(u64 P, u64 O, int depth, bint bulk=False, stop=None):
     """perft on the full 8x8 frame with no board mask at all (for measuring the mask's cost)."""
+    return count_leaves(P, O, depth, FULL_MASK, bulk, stop, True)
+
+
+cdef object count_leaves(u64 P, u64 O, int depth, u64 mask, bint bulk, object stop, bint frame):
+    """The checks and the GIL-free count shared by perft and _perft_frame (frame: no mask at all)."""
     cdef u64 n
     cdef unsigned char[::1] view
-    cdef unsigned char* flag
+    cdef unsigned char* flag = NULL
     if depth < 0:
         raise ValueError("depth must be >= 0")
-    flag = NULL
     if stop is not None:
         view = stop           # a writable buffer; view keeps it held during the count
         if view.shape[0] < 1:
             raise ValueError("stop must be a writable buffer of one byte or more, e.g. bytearray(1)")
         flag = &view[0]
     with nogil:
-        n = perft_rec_frame(P, O, depth, bulk, flag)
+        if frame:
+            n = perft_rec_frame(P, O, depth, bulk, flag)
+        else:
+            n = perft_rec(P, O, mask, depth, bulk, flag)
     return n
 
 
