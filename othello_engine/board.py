@@ -369,39 +369,14 @@ class Board:
         >>> Board.from_cells('-' * 27 + 'OX' + '-' * 6 + 'XO' + '-' * 27, 'b') == Board()
         True
         """
-        if not isinstance(cells, str):
-            raise InvalidBoardError(f"bad board string {cells!r}: expected a string")
-        text = "".join(cells.split())
-        size = _size_from_length(len(text), cells)
-        black = white = 0
-        for i, ch in enumerate(text):
-            bit = 1 << ((i // size) * 8 + i % size)
-            u = ch.upper()
-            if u in "BX*":
-                black |= bit
-            elif u in "WO":
-                white |= bit
-            elif u not in "-.":
-                raise InvalidBoardError(f"bad board string {cells!r}: stray character {ch!r} at {i}")
+        size, black, white = _read_cells(cells, "bad board string", "BbXx*", "WwOo")
         return cls.from_discs(size, black, white, parse_side(side))
 
     @classmethod
     def from_relative(cls, cells: str, turn: Color = BLACK) -> Board:
         """A position from the player-relative form: ``P`` the side to move, ``O`` the opponent,
         ``-`` or ``.`` empty; turn says which colour the side to move is."""
-        if not isinstance(cells, str):
-            raise InvalidBoardError(f"bad relative board {cells!r}: expected a string")
-        text = "".join(cells.split())
-        size = _size_from_length(len(text), cells)
-        p = o = 0
-        for i, ch in enumerate(text):
-            bit = 1 << ((i // size) * 8 + i % size)
-            if ch in "Pp":
-                p |= bit
-            elif ch in "Oo":
-                o |= bit
-            elif ch not in "-.":
-                raise InvalidBoardError(f"bad relative board {cells!r}: stray character {ch!r} at {i}")
+        size, p, o = _read_cells(cells, "bad relative board", "Pp", "Oo")
         return cls.from_discs(size, p, o, turn) if turn == BLACK else cls.from_discs(size, o, p, turn)
 
     def relative_cells(self) -> str:
@@ -471,6 +446,25 @@ class Board:
     def replay(self) -> Board:
         """A new board at this game's start position (no moves played)."""
         return Board.from_discs(self.size, self.start_black, self.start_white, self.start_turn)
+
+
+def _read_cells(cells: str, what: str, first: str, second: str) -> tuple[int, Bitboard, Bitboard]:
+    """Read a board string (whitespace ignored, ``-``/``.`` empty): its size and the bitboards of
+    the characters in first and in second; any other character is an error quoting the text."""
+    if not isinstance(cells, str):
+        raise InvalidBoardError(f"{what} {cells!r}: expected a string")
+    text = "".join(cells.split())
+    size = _size_from_length(len(text), cells)
+    a = b = 0
+    for i, ch in enumerate(text):
+        bit = 1 << ((i // size) * 8 + i % size)
+        if ch in first:
+            a |= bit
+        elif ch in second:
+            b |= bit
+        elif ch not in "-.":
+            raise InvalidBoardError(f"{what} {cells!r}: stray character {ch!r} at {i}")
+    return size, a, b
 
 
 def _size_from_length(n: int, text: str) -> int:
