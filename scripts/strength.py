@@ -1,216 +1,207 @@
-"""Strength check: the engine at a fixed time per move against weaker settings of itself and
-against other engines (rust-reversi, gtp-rhino) when they are installed; prints W-L-D."""
+"""Strength benchmark: refereed matches of the engine at a fixed time per move against a weaker
+setting of itself, rust-reversi and gtp-rhino, from balanced openings; prints W-L-D, Elo and LOS.
+
+Every game goes through othello_engine.match (the code behind ``othello-match``): each engine is
+its own process, the referee owns the board, clocks, illegal moves, crashes and hangs, and every
+opening is played twice with colours swapped. Opponents:
+
+  self   othello_engine at a fixed depth (--weak-depth), the weaker setting
+  rust   rust-reversi's alpha-beta with a square-table evaluation (pip install rust-reversi),
+         through scripts/engines/rust_reversi_uci.py, at the same time per move;
+         target: at least 90% of the points
+  rhino  gtp-rhino, GRhino's GTP front end (Debian package grhino), at --rhino-level with its
+         opening book off; it plays by its level's search depths (--rhino-time puts it on a
+         movetime the referee enforces); target: more than 50% of the points
+
+An opponent that is not installed is skipped with a line saying so.
+
+    python scripts/strength.py --time 0.1 --openings 10        # 20 games per opponent
+"""
 
 from __future__ import annotations
 
 import argparse
-import random
+import importlib.util
+import shlex
 import shutil
-import subprocess
 import sys
 import time
-from typing import Optional, Protocol
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional, TextIO
 
-from othello_engine.board import BLACK, PASS, Board, parse_square, square_name
-from othello_engine.engine import Engine, Limit
+from othello_engine.drivers import DriverError, EngineSpec, TimeControl
+from othello_engine.match import (GameResult, MatchConfig, MatchError, MatchResult, Opening, format_report,
+                                  load_openings, parse_engine, run_match)
 
-
-class Player(Protocol):
-    name: str
-
-    def move(self, board: Board) -> int: ...
-
-    def close(self) -> None: ...
-
-
-class EnginePlayer:
-    """othello_engine at a fixed time per move (or a fixed depth)."""
-
-    def __init__(self, seconds: float, depth: Optional[int] = None, hash_mb: int = 32) -> None:
-        self.engine = Engine(hash_mb=hash_mb, move_overhead=0.0)
-        self.limit = Limit(depth=depth) if depth else Limit(time=seconds)
-        self.name = f"engine(depth {depth})" if depth else f"engine({seconds:g}s)"
-
-    def move(self, board: Board) -> int:
-        result = self.engine.search(board, self.limit)
-        assert result.best_move is not None
-        return result.best_move
-
-    def close(self) -> None:
-        pass
+RUST_WRAPPER = Path(__file__).resolve().parent / "engines" / "rust_reversi_uci.py"
+OPPONENTS = ("self", "rust", "rhino")
+TARGETS = {"rust": (0.90, ">="), "rhino": (0.50, ">")}
+"""The points share our engine must reach against an opponent (issue 3)."""
 
 
-# the classic square table rust-reversi's examples use for its MatrixEvaluator
-SQUARE_TABLE = [
-    [100, -20, 10, 5, 5, 10, -20, 100],
-    [-20, -50, -2, -2, -2, -2, -50, -20],
-    [10, -2, -1, -1, -1, -1, -2, 10],
-    [5, -2, -1, -1, -1, -1, -2, 5],
-    [5, -2, -1, -1, -1, -1, -2, 5],
-    [10, -2, -1, -1, -1, -1, -2, 10],
-    [-20, -50, -2, -2, -2, -2, -50, -20],
-    [100, -20, 10, 5, 5, 10, -20, 100],
-]
+@dataclass(frozen=True)
+class Opponent:
+    """One opponent of the benchmark: its key, its engine (None when it is not installed) and
+    the line that says why it is skipped."""
+
+    key: str
+    spec: Optional[EngineSpec]
+    skipped: str = ""
 
 
-class RustReversiPlayer:
-    """rust-reversi's alpha-beta with a square-table evaluation, same time per move."""
-
-    def __init__(self, seconds: float) -> None:
-        import rust_reversi as rr                     # measuring only, never a dependency
-        self.rr = rr
-        self.ms = max(1, int(seconds * 1000))
-        self.search = rr.AlphaBetaSearch(rr.MatrixEvaluator(SQUARE_TABLE), 60, 1 << 20)
-        self.name = f"rust-reversi({seconds:g}s)"
-
-    def move(self, board: Board) -> int:
-        if board.must_pass():
-            return PASS
-        rb = self.rr.Board()
-        rb.set_board_str(board.cells(), self.rr.Turn.BLACK if board.turn == BLACK
-                         else self.rr.Turn.WHITE)
-        return int(self.search.get_move_with_timeout(rb, self.ms))
-
-    def close(self) -> None:
-        pass
+def rhino_program() -> Optional[str]:
+    """gtp-rhino's path (Debian installs it in /usr/games, often not on PATH), or None."""
+    return shutil.which("gtp-rhino") or shutil.which("/usr/games/gtp-rhino")
 
 
-class RhinoPlayer:
-    """gtp-rhino (GRhino's GTP front end) at a given level, over GTP."""
-
-    def __init__(self, level: int, program: str) -> None:
-        self.proc = subprocess.Popen([program, f"--level={level}", "--book=0"], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-        self.name = f"gtp-rhino(level {level})"
-
-    def _ask(self, command: str) -> str:
-        assert self.proc.stdin and self.proc.stdout
-        self.proc.stdin.write(command + "\n")
-        self.proc.stdin.flush()
-        lines = []
-        while True:
-            line = self.proc.stdout.readline()
-            if not line:
-                raise RuntimeError(f"gtp-rhino died after {command!r}")
-            if not line.strip():
-                if lines:
-                    break
-                continue
-            lines.append(line.strip())
-        reply = " ".join(lines)
-        if not reply.startswith("="):
-            raise RuntimeError(f"gtp-rhino: {command!r} -> {reply!r}")
-        return reply[1:].strip()
-
-    def move(self, board: Board) -> int:
-        self._ask("clear_board")
-        replay = board.replay()
-        for mv in board.move_stack:
-            colour = "b" if replay.turn == BLACK else "w"
-            if mv != PASS:            # gtp-rhino passes by itself and rejects "play w pass"
-                self._ask(f"play {colour} {square_name(mv)}")
-            replay.push(mv)
-        reply = self._ask("genmove " + ("b" if board.turn == BLACK else "w"))
-        return PASS if reply.lower() == "pass" else parse_square(reply.lower())
-
-    def close(self) -> None:
-        try:
-            self._ask("quit")
-        except (RuntimeError, BrokenPipeError, OSError):
-            pass
-        self.proc.wait(5)
+def make_opponent(key: str, args: argparse.Namespace) -> Opponent:
+    py = sys.executable
+    if key == "self":
+        return Opponent(key, parse_engine([f"cmd={args.ours}", f"name=othello_engine-d{args.weak_depth}",
+                                           f"depth={args.weak_depth}"]))
+    if key == "rust":
+        if importlib.util.find_spec("rust_reversi") is None:
+            return Opponent(key, None, "rust-reversi is not installed (pip install rust-reversi): skipped")
+        return Opponent(key, parse_engine([f"cmd={shlex.join([py, str(RUST_WRAPPER)])}", "name=rust-reversi",
+                                           f"movetime={args.time:g}"]))
+    program = rhino_program()
+    if program is None:
+        return Opponent(key, None, "gtp-rhino is not installed (Debian package grhino): skipped")
+    tc = TimeControl(movetime=args.rhino_time) if args.rhino_time else TimeControl()
+    return Opponent(key, EngineSpec(name=f"gtp-rhino-l{args.rhino_level}", protocol="gtp", tc=tc,
+                                    command=(program, f"--level={args.rhino_level}", "--book=0")))
 
 
-def balanced_openings(count: int, plies: int, seed: int) -> list[list[int]]:
-    """Random openings of `plies` moves whose depth-8 score is within a disc of even."""
-    rng = random.Random(seed)
-    judge = Engine(hash_mb=16)
-    out: list[list[int]] = []
-    seen: set[str] = set()
-    while len(out) < count:
-        b = Board()
-        for _ in range(plies):
-            b.push(rng.choice(b.legal_moves()))
-        if b.cells() in seen:
-            continue
-        seen.add(b.cells())
-        if abs(judge.search(b, Limit(depth=8)).score) <= 100:
-            out.append(list(b.move_stack))
-    return out
+def pick_openings(count: int, path: Optional[str]) -> tuple[Opening, ...]:
+    """``count`` openings spread evenly over the file (the shipped balanced set by default)."""
+    openings, skipped = load_openings(path)
+    for s in skipped:
+        print(f"skipped opening {s.source} {s.text!r}: {s.reason}", file=sys.stderr)
+    if not 1 <= count <= len(openings):
+        raise MatchError(f"--openings {count}: the set has {len(openings)} openings (need 1..{len(openings)})")
+    return tuple(openings[i * len(openings) // count] for i in range(count))
 
 
-def play_game(black: Player, white: Player, opening: list[int]) -> int:
-    """Play one game from the opening; return black's final disc difference."""
-    b = Board()
-    for mv in opening:
-        b.push(mv)
-    while not b.is_game_over():
-        player = black if b.turn == BLACK else white
-        mv = PASS if b.must_pass() else player.move(b)
-        b.push(mv)                # an illegal move raises: a broken opponent is not a loss
-    return b.disc_difference()
+def game_line(game: GameResult, total: int) -> str:
+    if game.culprit:
+        tail = f"{game.culprit} loses by {game.termination}: {game.reason}"
+    else:
+        tail = f"{game.discs:+d} discs for black" if game.discs else "draw"
+    return f"  game {game.number}/{total} {game.opening}: {game.black} vs {game.white} {game.result_text} ({tail})"
 
 
-def match(ours: Player, theirs: Player, openings: list[list[int]]) -> tuple[int, int, int]:
-    w = l = d = 0
-    for i, opening in enumerate(openings):
-        for our_colour in (BLACK, 1 - BLACK):
-            t0 = time.monotonic()
-            if our_colour == BLACK:
-                diff = play_game(ours, theirs, opening)
-            else:
-                diff = -play_game(theirs, ours, opening)
-            w, l, d = w + (diff > 0), l + (diff < 0), d + (diff == 0)
-            side = "black" if our_colour == BLACK else "white"
-            print(f"  opening {i + 1} {ours.name} as {side}: {diff:+d}  ({time.monotonic() - t0:.1f}s)",
-                  flush=True)
-    return w, l, d
+def verdict(key: str, result: MatchResult) -> str:
+    """Whether the pairing met its target, e.g. ``target >= 90%: met``; empty without one."""
+    if key not in TARGETS or not result.games:
+        return ""
+    share, how = TARGETS[key]
+    score = float(result.pairings[0].summary()["score"])
+    met = score >= share if how == ">=" else score > share
+    return f"target {how} {100 * share:.0f}%: {'met' if met else 'NOT met'}"
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--time", type=float, default=0.1, help="seconds per move (default 0.1)")
-    ap.add_argument("--openings", type=int, default=6, help="openings, each played twice (default 6)")
-    ap.add_argument("--plies", type=int, default=6, help="random plies per opening (default 6)")
-    ap.add_argument("--seed", type=int, default=1)
+def play(ours: EngineSpec, opponent: Opponent, openings: tuple[Opening, ...], args: argparse.Namespace,
+         ggf: Optional[TextIO]) -> MatchResult:
+    assert opponent.spec is not None
+    config = MatchConfig(engines=(ours, opponent.spec), openings=openings, games=2 * len(openings),
+                         concurrency=args.concurrency, gauntlet=True, margin=args.margin,
+                         move_timeout=args.move_timeout)
+    total = len(config.schedule())
+
+    def on_game(game: GameResult, state: MatchResult) -> None:
+        if ggf is not None and game.ggf:
+            ggf.write(game.ggf + "\n")
+            ggf.flush()
+        if not args.quiet:
+            print(game_line(game, total), flush=True)
+
+    return run_match(config, on_game=on_game)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--time", type=float, default=0.1,
+                    help="seconds per move for our engine and rust-reversi (default 0.1)")
+    ap.add_argument("--openings", type=int, default=10,
+                    help="openings, each played twice with colours swapped (default 10: 20 games per opponent)")
+    ap.add_argument("--openings-file", metavar="FILE",
+                    help="openings file as othello-match reads it (default: the shipped balanced set)")
+    ap.add_argument("--opponents", default=",".join(OPPONENTS),
+                    help="comma-separated: self, rust, rhino (default all; missing ones are skipped)")
     ap.add_argument("--weak-depth", type=int, default=4, help="depth of the weaker self (default 4)")
-    ap.add_argument("--rhino-level", type=int, default=3, help="gtp-rhino level 1..5 (default 3)")
-    ap.add_argument("--opponents", default="self,rust,rhino",
-                    help="comma-separated: self, rust, rhino (default all that are installed)")
-    args = ap.parse_args(argv)
-    openings = balanced_openings(args.openings, args.plies, args.seed)
-    ours = EnginePlayer(args.time)
-    wanted = args.opponents.split(",")
-    for which in wanted:
-        opponent: Optional[Player] = None
-        if which == "self":
-            opponent = EnginePlayer(args.time, depth=args.weak_depth)
-        elif which == "rust":
+    ap.add_argument("--rhino-level", type=int, default=3, choices=range(1, 6),
+                    help="gtp-rhino level 1..5 (default 3)")
+    ap.add_argument("--rhino-time", type=float, metavar="S",
+                    help="also hold gtp-rhino to S seconds per move (default: its level decides)")
+    ap.add_argument("--ours", default=shlex.join([sys.executable, "-m", "othello_engine"]), metavar="CMD",
+                    help="our engine's command line (default: this Python's -m othello_engine)")
+    ap.add_argument("--concurrency", type=int, default=1, help="games played at once (default 1)")
+    ap.add_argument("--margin", type=float, default=0.5,
+                    help="seconds a move may exceed its time before it loses (default 0.5)")
+    ap.add_argument("--move-timeout", type=float, default=60.0,
+                    help="seconds to wait for a move without a time limit (default 60)")
+    ap.add_argument("--ggf", metavar="FILE", help="write every game here, one GGF line each")
+    ap.add_argument("--quiet", action="store_true", help="no per-game lines")
+    ap.add_argument("--check", action="store_true", help="exit with status 1 when a target is not met")
+    return ap
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    args = build_parser().parse_args(argv)
+    wanted = [w.strip() for w in args.opponents.split(",") if w.strip()]
+    unknown = [w for w in wanted if w not in OPPONENTS]
+    if unknown or not wanted:
+        print(f"strength.py: error: unknown opponent {unknown[0] if unknown else ''!r}; "
+              f"expected some of {', '.join(OPPONENTS)}", file=sys.stderr)
+        return 2
+    if not args.time > 0 or args.weak_depth < 1 or (args.rhino_time is not None and not args.rhino_time > 0):
+        print("strength.py: error: --time and --rhino-time must be > 0, --weak-depth >= 1", file=sys.stderr)
+        return 2
+    try:
+        ours = parse_engine([f"cmd={args.ours}", "name=othello_engine", f"movetime={args.time:g}"])
+        openings = pick_openings(args.openings, args.openings_file)
+        opponents = [make_opponent(key, args) for key in wanted]
+    except (MatchError, DriverError) as exc:
+        print(f"strength.py: error: {exc}", file=sys.stderr)
+        return 2
+    ggf = open(args.ggf, "w", encoding="utf-8") if args.ggf else None
+    summary: list[tuple[str, str]] = []
+    missed = False
+    try:
+        for opponent in opponents:
+            if opponent.spec is None:
+                print(opponent.skipped, flush=True)
+                summary.append((opponent.key, opponent.skipped))
+                continue
+            print(f"== {ours.name} ({ours.tc}) vs {opponent.spec.name} ({opponent.spec.tc}): "
+                  f"{len(openings)} openings x 2 colours", flush=True)
+            t0 = time.monotonic()
             try:
-                opponent = RustReversiPlayer(args.time)
-            except ImportError:
-                print("rust-reversi is not installed (pip install rust-reversi): skipped")
-        elif which == "rhino":
-            program = shutil.which("gtp-rhino") or (
-                "/usr/games/gtp-rhino" if shutil.which("/usr/games/gtp-rhino") else None)
-            if program:
-                opponent = RhinoPlayer(args.rhino_level, program)
-            else:
-                print("gtp-rhino is not installed (Debian package grhino): skipped")
-        else:
-            print(f"unknown opponent {which!r}", file=sys.stderr)
-            return 2
-        if opponent is None:
-            continue
-        print(f"{ours.name} vs {opponent.name}: {len(openings)} openings x 2 colours", flush=True)
-        try:
-            w, l, d = match(ours, opponent, openings)
-        finally:
-            opponent.close()
-        points = (w + d / 2) / max(1, w + l + d)
-        print(f"{ours.name} vs {opponent.name}: W-L-D {w}-{l}-{d}  ({100 * points:.0f}% of the points)",
-              flush=True)
-    return 0
+                result = play(ours, opponent, openings, args, ggf)
+            except MatchError as exc:
+                print(f"{opponent.spec.name}: could not play: {exc}", flush=True)
+                summary.append((opponent.key, f"could not play: {exc}"))
+                continue
+            print(format_report(result), flush=True)
+            target = verdict(opponent.key, result)
+            missed = missed or "NOT" in target
+            p = result.pairings[0]
+            sm = p.summary()
+            summary.append((opponent.key, f"{p.first} vs {p.second}: W-L-D {p.wins}-{p.losses}-{p.draws}, "
+                                          f"{100 * float(sm['score']):.1f}% of the points, Elo {p.elo()}, "
+                                          f"LOS {100 * float(sm['los']):.1f}%"
+                                          + (f"; {target}" if target else "")))
+            print(f"({time.monotonic() - t0:.0f} s){'  ' + target if target else ''}\n", flush=True)
+            if result.stopped_early == "interrupted":
+                break
+    finally:
+        if ggf is not None:
+            ggf.close()
+    print("summary:")
+    for key, line in summary:
+        print(f"  {key:5s} {line}")
+    return 1 if args.check and missed else 0
 
 
 if __name__ == "__main__":
