@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional, TextIO
 
+from othello_engine.board import BLACK, parse_ggf
 from othello_engine.drivers import DriverError, EngineSpec, TimeControl
 from othello_engine.match import (GameResult, MatchConfig, MatchError, MatchResult, Opening, format_report,
                                   load_openings, parse_engine, run_match)
@@ -89,6 +90,24 @@ def game_line(game: GameResult, total: int) -> str:
     else:
         tail = f"{game.discs:+d} discs for black" if game.discs else "draw"
     return f"  game {game.number}/{total} {game.opening}: {game.black} vs {game.white} {game.result_text} ({tail})"
+
+
+def think_times(result: MatchResult) -> str:
+    """Each engine's mean and longest time per move (as the referee measured it), e.g.
+    ``othello_engine 0.091 s (max 0.102)``."""
+    spent: dict[str, list[float]] = {}
+    for game in result.games:
+        if not game.ggf:
+            continue
+        record = parse_ggf(game.ggf)
+        board = record.board.replay()
+        for move, seconds in zip(record.board.move_stack, record.times):
+            name = game.black if board.turn == BLACK else game.white
+            board.push(move)
+            if seconds is not None:
+                spent.setdefault(name, []).append(seconds)
+    return ", ".join(f"{name} {sum(ts) / len(ts):.3f} s (max {max(ts):.3f})"
+                     for name, ts in sorted(spent.items()) if ts)
 
 
 def verdict(key: str, result: MatchResult) -> str:
@@ -175,7 +194,7 @@ def main(argv: Optional[list[str]] = None) -> int:
                 summary.append((opponent.key, opponent.skipped))
                 continue
             print(f"== {ours.name} ({ours.tc}) vs {opponent.spec.name} ({opponent.spec.tc}): "
-                  f"{len(openings)} openings x 2 colours", flush=True)
+                  f"{len(openings)} opening{'s' if len(openings) > 1 else ''} x 2 colours", flush=True)
             t0 = time.monotonic()
             try:
                 result = play(ours, opponent, openings, args, ggf)
@@ -184,6 +203,7 @@ def main(argv: Optional[list[str]] = None) -> int:
                 summary.append((opponent.key, f"could not play: {exc}"))
                 continue
             print(format_report(result), flush=True)
+            print(f"time per move: {think_times(result)}", flush=True)
             target = verdict(opponent.key, result)
             missed = missed or "NOT" in target
             p = result.pairings[0]
