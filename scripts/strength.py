@@ -24,7 +24,9 @@ import argparse
 import importlib.util
 import shlex
 import shutil
+import signal
 import sys
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -121,7 +123,8 @@ def verdict(key: str, result: MatchResult) -> str:
 
 
 def play(ours: EngineSpec, opponent: Opponent, openings: tuple[Opening, ...], args: argparse.Namespace,
-         ggf: Optional[TextIO]) -> MatchResult:
+         ggf: Optional[TextIO]) -> tuple[MatchResult, bool]:
+    """The refereed games against one opponent, and whether Ctrl-C / SIGTERM cut them short."""
     assert opponent.spec is not None
     config = MatchConfig(engines=(ours, opponent.spec), openings=openings, games=2 * len(openings),
                          concurrency=args.concurrency, gauntlet=True, margin=args.margin,
@@ -135,7 +138,36 @@ def play(ours: EngineSpec, opponent: Opponent, openings: tuple[Opening, ...], ar
         if not args.quiet:
             print(game_line(game, total), flush=True)
 
-    return run_match(config, on_game=on_game)
+    # The match runs in a thread and Ctrl-C / SIGTERM only sets its stop event: an interrupt
+    # raised inside run_match's own Thread.join was seen to let it return while a game was
+    # still on, whose engines were then killed at exit and the game scored as a crash.
+    stop = threading.Event()
+    outcome: list[MatchResult | BaseException] = []
+
+    def runner() -> None:
+        try:
+            outcome.append(run_match(config, on_game=on_game, stop=stop))
+        except BaseException as exc:  # handed to the main thread
+            outcome.append(exc)
+
+    thread = threading.Thread(target=runner, daemon=True)
+    thread.start()
+    try:
+        while thread.is_alive():
+            thread.join(0.2)
+    except KeyboardInterrupt:
+        stop.set()  # the games in progress end after their current move and are not counted
+        deadline = time.monotonic() + args.move_timeout + 15.0
+        while not outcome and time.monotonic() < deadline:
+            time.sleep(0.05)
+        if not outcome:
+            raise
+        interrupted = True
+    else:
+        interrupted = False
+    if isinstance(outcome[0], BaseException):
+        raise outcome[0]
+    return outcome[0], interrupted
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -186,7 +218,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         return 2
     ggf = open(args.ggf, "w", encoding="utf-8") if args.ggf else None
     summary: list[tuple[str, str]] = []
-    missed = False
+    missed = interrupted = False
     try:
         for opponent in opponents:
             if opponent.spec is None:
@@ -197,14 +229,14 @@ def main(argv: Optional[list[str]] = None) -> int:
                   f"{len(openings)} opening{'s' if len(openings) > 1 else ''} x 2 colours", flush=True)
             t0 = time.monotonic()
             try:
-                result = play(ours, opponent, openings, args, ggf)
+                result, interrupted = play(ours, opponent, openings, args, ggf)
             except MatchError as exc:
                 print(f"{opponent.spec.name}: could not play: {exc}", flush=True)
                 summary.append((opponent.key, f"could not play: {exc}"))
                 continue
             print(format_report(result), flush=True)
             print(f"time per move: {think_times(result)}", flush=True)
-            target = verdict(opponent.key, result)
+            target = "" if interrupted else verdict(opponent.key, result)
             missed = missed or "NOT" in target
             p = result.pairings[0]
             sm = p.summary()
@@ -213,16 +245,26 @@ def main(argv: Optional[list[str]] = None) -> int:
                                           f"LOS {100 * float(sm['los']):.1f}%"
                                           + (f"; {target}" if target else "")))
             print(f"({time.monotonic() - t0:.0f} s){'  ' + target if target else ''}\n", flush=True)
-            if result.stopped_early == "interrupted":
+            if interrupted:
                 break
+    except KeyboardInterrupt:
+        interrupted = True
     finally:
         if ggf is not None:
             ggf.close()
-    print("summary:")
+    print("summary:" + (" (interrupted)" if interrupted else ""))
     for key, line in summary:
         print(f"  {key:5s} {line}")
+    if interrupted:
+        return 130
     return 1 if args.check and missed else 0
 
 
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
 if __name__ == "__main__":
+    # a SIGTERM ends the games like Ctrl-C, so the engine processes are closed, not left running
+    signal.signal(signal.SIGTERM, _interrupt)
     sys.exit(main())
