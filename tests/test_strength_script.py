@@ -201,3 +201,38 @@ def test_strength_runs_refereed_pairings() -> None:
         assert w + l + d == 2, line
     assert "target >= 90%" in summary[1]
     assert proc.stdout.count("2 of 2 games played") == 2
+
+
+def wrapper_processes() -> list[int]:
+    """Pids of running rust-reversi wrapper processes (from /proc)."""
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                cmdline = (entry / "cmdline").read_bytes()
+            except OSError:
+                continue
+            if str(WRAPPER).encode() in cmdline:
+                pids.append(int(entry.name))
+    return pids
+
+
+@needs_rust
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs /proc to list processes")
+def test_sigterm_reports_the_games_so_far_and_leaves_no_engine_running() -> None:
+    proc = subprocess.Popen([PY, str(STRENGTH), "--time", "0.05", "--openings", "3", "--opponents", "rust"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    try:
+        for line in proc.stdout:
+            if line.strip().startswith("game 1/6"):
+                break
+        assert wrapper_processes(), "the wrapper should be running mid-match"
+        proc.terminate()
+        rest, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err
+    assert "summary: (interrupted)" in rest and "stopped early" in rest
+    assert not wrapper_processes()
