@@ -16,6 +16,7 @@ import queue
 import re
 import shlex
 import signal
+import stat
 import sys
 import threading
 import time
@@ -784,6 +785,22 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _unreadable(path: str) -> Optional[str]:
+    """Why path cannot be an input (None: it can). Regular files, pipes (such as the shell's
+    ``<(...)``, a /dev/fd path) and character devices (/dev/stdin) are read as streams."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return "no such file"
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    if stat.S_ISDIR(mode):
+        return "is a directory"
+    if not (stat.S_ISREG(mode) or stat.S_ISFIFO(mode) or stat.S_ISCHR(mode)):
+        return "not a regular file or pipe"
+    return None
+
+
 def _open_sources(paths: Sequence[str], stdin: IO[bytes]) -> list[Source]:
     def lines_of(stream: IO[bytes]) -> Iterator[str]:
         for raw in stream:
@@ -828,9 +845,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         if value is not None and value <= 0:
             return fail(f"--{name} must be positive, not {value}")
     for path in args.files:
-        if path != "-" and not os.path.isfile(path):
-            why = ("is a directory" if os.path.isdir(path) else "no such file"
-                   if not os.path.exists(path) else "not a regular file")
+        why = None if path == "-" else _unreadable(path)
+        if why is not None:
             return fail(f"cannot read {path!r}: {why}")
     if args.plot:
         try:

@@ -578,7 +578,10 @@ class GameRecord:
                           self.place, self.date, self.time_control)
 
 
-_GGF_PROP = re.compile(r"([A-Z]{1,2})\[([^\]]*)\]")
+_GGF_PROP = re.compile(r"([A-Z]{1,2})\[((?:[^\]\\]|\\.)*)\]", re.S)
+"""A GGF property ``KEY[value]``; inside the value a backslash escapes the next character, so
+``\\]`` is a ``]`` that does not end it."""
+_GGF_ESCAPE = re.compile(r"\\(.)", re.S)
 
 
 def parse_ggf(text: str) -> GameRecord:
@@ -586,7 +589,8 @@ def parse_ggf(text: str) -> GameRecord:
 
     Cells in BO are ``-`` empty, ``*`` black, ``O`` white; moves may carry ``/eval/time``; a pass
     is ``PA``. A move by the side not to move after a forced pass gets the pass inserted. Fields
-    other than the board, the moves and the players are kept in ``tags``.
+    other than the board, the moves and the players are kept in ``tags``. In a value a backslash
+    escapes the next character (``PC[a\\]b]`` is the place ``a]b``).
 
     >>> rec = parse_ggf('(;GM[Othello]PB[a]PW[b]TY[8]BO[8 ' + '-' * 27 + 'O*------*O' + '-' * 27
     ...                 + ' *]B[F5//0.1]W[d6/-1.5];)')
@@ -596,7 +600,7 @@ def parse_ggf(text: str) -> GameRecord:
     body = text.strip()
     if not body.startswith("(;") or not body.endswith(";)"):
         raise InvalidBoardError(f"bad GGF {_clip(text)!r}: a game is '(;' ... ';)'")
-    props = _GGF_PROP.findall(body[2:-2])
+    props = [(key, _GGF_ESCAPE.sub(r"\1", value)) for key, value in _GGF_PROP.findall(body[2:-2])]
     rest = _GGF_PROP.sub("", body[2:-2]).strip()
     if rest:
         raise InvalidBoardError(f"bad GGF {_clip(text)!r}: unreadable text {_clip(rest)!r}")
