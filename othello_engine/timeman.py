@@ -19,10 +19,10 @@ from othello_engine import _core
 
 MIN_BUDGET = 0.001
 """Smallest budget (s): enough for a shallow search, so that even a flagging engine answers."""
-MIN_MOVE = 0.003
+MIN_MOVE = 0.01
 """Least time (s) any later move is assumed to take on top of the overhead (reply, depth 1)."""
-SOFT_FACTOR = 0.35
-HARD_FACTOR = 1.0
+SOFT_FACTOR = 0.5
+HARD_FACTOR = 1.3
 """A move's planned share of the clock becomes soft = SOFT_FACTOR * share and hard = HARD_FACTOR *
 share (where the clock allows): an iteration started before soft often ends past it, so the time
 spent is between the two and near the share on average."""
@@ -40,7 +40,7 @@ the hard limit left (``Search.run``): a move planned as the solve gets a hard li
 SOLVE_MARGIN = 2.0
 """The moves after the solve are planned to cost SOLVE_MARGIN times the solve estimate (they are
 answered from the proof; the margin covers a solve cut short)."""
-SOLVE_MOVES = 1.5
+SOLVE_MOVES = 1.0
 """The solve is planned for the first move at which what it needs kept back (the hard limit that
 opens the gate, and the moves after it) is at most SOLVE_MOVES midgame moves' worth of the pool:
 the solve ends when it has proved the result, and what it was kept and did not use stays on the
