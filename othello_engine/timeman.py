@@ -135,12 +135,13 @@ def clock_budget(remaining: float, increment: float, moves_to_go: Optional[int],
     weights = [phase_weight(e) for e in plies]
 
     def needs(i: int) -> float:
-        """What a solve at plies[i] keeps back: the hard limit that opens the search's gate then,
-        the moves after it, and the increments they bring (part of the pool, but they come too
-        late to be spent before the proof)."""
-        return (solve.seconds(plies[i]) / GATE_SHARE
+        """What a solve at plies[i] keeps back of the pool: the hard limit that opens the search's
+        gate then with the jitter margin every hard limit keeps, the moves after it (their
+        least time, or the increments they bring if more: those are part of the pool, but come
+        too late to be spent before the proof)."""
+        return (solve.seconds(plies[i]) / GATE_SHARE + JITTER
                 + SOLVE_MARGIN * sum(solve.seconds(e) for e in plies[i + 1:])
-                + max(0.0, increment - overhead) * (later - i))
+                + max(MIN_MOVE, increment - overhead) * (later - i))
 
     # the planned solve: the first later move whose needs are worth at most SOLVE_MOVES midgame
     # moves (what a solve keeps back and does not use is left on the clock at the end)
@@ -162,10 +163,13 @@ def clock_budget(remaining: float, increment: float, moves_to_go: Optional[int],
     if solve_at < horizon:
         # a solve started now would end early and leave the rest of the pool unspent
         hard_cap = min(hard_cap, max(MIN_BUDGET, gate * GATE_ROOM))
-    hard = min(hard_cap, share * HARD_FACTOR)
-    # the last moves before the solve spend their whole share: what they leave is not spent later
-    soft_factor = SOFT_FACTOR if solve_at > LATE_MOVES else 1.0
-    soft = min(share * soft_factor, hard)
+    if solve_at > LATE_MOVES:
+        hard = min(hard_cap, share * HARD_FACTOR, spend)
+        soft = min(share * SOFT_FACTOR, hard)
+    else:
+        # the last moves before the solve spend their share, and no more: what they leave is
+        # not spent later, what they take beyond it the solve misses
+        hard = soft = min(hard_cap, share)
     return Budget(soft=max(MIN_BUDGET, soft), hard=max(MIN_BUDGET, hard))
 
 
