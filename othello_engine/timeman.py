@@ -46,8 +46,12 @@ opens the gate, and the moves after it) is at most SOLVE_MOVES midgame moves' wo
 the solve ends when it has proved the result, and what it was kept and did not use stays on the
 clock to the end, so a dear solve is planned only where the clock is long."""
 GATE_ROOM = 0.9
-"""A midgame move before the planned solve is planned to take at most this share of the hard limit
-that would open the search's gate."""
+"""A midgame move before the planned solve takes at most this share of the hard limit that would
+open the search's gate (else it would solve early and leave the rest of the pool unspent)."""
+LATER_ROOM = 0.5
+"""...and the plan gives the moves after this one at most this share of it: near the end the
+search often proves the result before its planned solve, unasked, and what such a move was given
+and did not use is left on the clock; the earlier moves take it instead."""
 LATE_MOVES = 2
 """The last LATE_MOVES moves before the planned solve get soft = hard = their share."""
 
@@ -175,11 +179,10 @@ def clock_budget(remaining: float, increment: float, moves_to_go: Optional[int],
 
 def _first_share(spend: float, weights: list[float], plies: list[int], solve: SolveModel) -> float:
     """This move's part of `spend` shared by `weights` over the moves before the solve (their
-    empties are ``plies``), where a later move takes no more than GATE_ROOM of the hard limit
-    that would open the search's solve gate (it would solve early and leave the rest unspent):
-    what such a move cannot take goes to the others."""
+    empties are ``plies``), where a later move takes no more than LATER_ROOM of the hard limit
+    that would open the search's solve gate: what such a move cannot take goes to the others."""
     n = len(weights)
-    limits = [math.inf] + [solve.seconds(e) / GATE_SHARE * GATE_ROOM for e in plies[1:n]]
+    limits = [math.inf] + [solve.seconds(e) / GATE_SHARE * LATER_ROOM for e in plies[1:n]]
     fixed = [False] * n
     while True:
         free = spend - sum(limits[i] for i in range(n) if fixed[i])
