@@ -2,11 +2,15 @@
 
 The plan for a game clock: an Othello game ends after a known number of moves (one per empty
 square, passes aside), so the engine can plan to use nearly all of its clock. It keeps back the
-Move Overhead per move still to play plus a small safety share, reserves what the exact endgame
-solve is expected to cost, and spreads the rest over its moves until that solve by a phase weight.
-Once the solve fits the time left, the move that can solve gets a budget large enough for it. The
-expected cost is the search's own (``_core.solve_seconds``), so that a move planned as the solve
-gets a hard limit with which the search does start the solve.
+Move Overhead per move still to play plus a small safety share, and plans the exact endgame solve
+for one of its moves: the search starts the solve only when its own estimate of the cost
+(``_core.solve_seconds``) fits 80% of the hard limit, and stops once the result is proven, so
+what a solve is given and does not use, and the increments of the moves after the proof (they
+are answered at once), stay on the clock to the end. The plan therefore keeps back only what
+opens the gate at the planned move, picks that move where this is worth about one midgame move,
+and shares the rest over the moves before it by a phase weight; the moves just before the solve
+are kept short of their own gate, so that the search does not prove the result early with the
+pool still full.
 """
 
 from __future__ import annotations
@@ -42,9 +46,9 @@ SOLVE_MARGIN = 2.0
 answered from the proof; the margin covers a solve cut short)."""
 SOLVE_MOVES = 1.0
 """The solve is planned for the first move at which what it needs kept back (the hard limit that
-opens the gate, and the moves after it) is at most SOLVE_MOVES midgame moves' worth of the pool:
-the solve ends when it has proved the result, and what it was kept and did not use stays on the
-clock to the end, so a dear solve is planned only where the clock is long."""
+opens the gate, the moves after it and their increments) is at most SOLVE_MOVES midgame moves'
+worth of the pool: what the solve was kept and did not use stays on the clock to the end, so a
+dear solve is planned only where the clock is long."""
 GATE_ROOM = 0.9
 """A midgame move before the planned solve takes at most this share of the hard limit that would
 open the search's gate (else it would solve early and leave the rest of the pool unspent)."""
