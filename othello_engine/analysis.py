@@ -752,7 +752,8 @@ def build_parser() -> argparse.ArgumentParser:
                     "lines and lines starting with '#' are skipped.",
         epilog="Exit status: 0 when every line was analysed, 1 when some lines got an error "
                "record, 2 for bad arguments or an engine that cannot start.")
-    p.add_argument("files", nargs="*", help="input files ('-' or none: standard input)")
+    p.add_argument("files", nargs="*", help="input files or pipes such as <(...) ('-' or none: "
+                                           "standard input)")
     p.add_argument("--format", choices=("auto",) + FORMATS, default="auto",
                    help="input format (default: detect per line)")
     lim = p.add_argument_group("limits (per position)")
