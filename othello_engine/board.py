@@ -649,10 +649,23 @@ def parse_ggf(text: str) -> GameRecord:
     return rec
 
 
+_GGF_GAME = re.compile(r"\(;(?:[^\[;]|\[(?:[^\]\\]|\\.)*\]|;(?!\)))*;\)", re.S)
+"""One GGF game ``(; ... ;)``: property values are skipped whole (escapes included), so a ``;)``
+inside a value does not end the game."""
+
+
+def _ggf_escape(value: str) -> str:
+    return value.replace("\\", "\\\\").replace("]", "\\]")
+
+
 def parse_ggf_games(text: str) -> list[GameRecord]:
-    """Read every GGF game of a text (a GGF file holds one ``(; ... ;)`` after another)."""
-    games = re.findall(r"\(;.*?;\)", text, flags=re.S)
-    leftover = re.sub(r"\(;.*?;\)", "", text, flags=re.S).strip()
+    """Read every GGF game of a text (a GGF file holds one ``(; ... ;)`` after another).
+
+    >>> [g.black for g in parse_ggf_games('(;GM[Othello]PB[a;)b]B[F5];) (;PB[c]B[F5];)')]
+    ['a;)b', 'c']
+    """
+    games = _GGF_GAME.findall(text)
+    leftover = _GGF_GAME.sub("", text).strip()
     if leftover:
         raise InvalidBoardError(f"bad GGF text: unreadable {_clip(leftover)!r} between games")
     return [parse_ggf(g) for g in games]
@@ -690,9 +703,10 @@ def format_ggf(board: Board, black: str = "", white: str = "", result: str = "",
     >>> format_ggf(b, 'me', 'you').endswith('*]B[F5];)')
     True
     """
-    # GGF has no escape for ']' inside a value: it would end the property, so it becomes ')'
+    # a backslash escapes the next character of a value (parse_ggf undoes it), so ']' and '\\'
+    # inside a name or place survive the round trip
     place, date, black, white, result, time_control = (
-        str(v).replace("]", ")") for v in (place, date, black, white, result, time_control))
+        _ggf_escape(str(v)) for v in (place, date, black, white, result, time_control))
     start = board.replay()
     cells = start.cells().replace("X", "*")
     side = "*" if start.turn == BLACK else "O"

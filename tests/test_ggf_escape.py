@@ -34,3 +34,21 @@ def test_an_escaped_bracket_inside_a_game_list() -> None:
 def test_an_unescaped_bracket_still_ends_the_value() -> None:
     with pytest.raises(InvalidBoardError, match="unreadable"):
         parse_ggf("(;GM[Othello]PB[a]b]" + START + ";)")
+
+
+def test_format_ggf_escapes_what_parse_ggf_reads_back() -> None:
+    from othello_engine.board import Board, format_ggf
+    board = Board()
+    for move in ("f5", "d6", "c3"):
+        board.push_str(move)
+    text = format_ggf(board, black="a]b\\c", white="x;)y", place="p[q]", result="+4")
+    rec = parse_ggf(text)
+    assert (rec.black, rec.white, rec.place, rec.result) == ("a]b\\c", "x;)y", "p[q]", "+4")
+    assert rec.board.move_stack == board.move_stack
+
+
+def test_a_game_end_inside_a_value_does_not_split_the_game() -> None:
+    games = parse_ggf_games("(;GM[Othello]PB[a;)b]" + START + "B[F5];)\n(;GM[Othello]PB[c]"
+                            + START + "B[D3];)")
+    assert [g.black for g in games] == ["a;)b", "c"]
+    assert [[square_name(m) for m in g.board.move_stack] for g in games] == [["f5"], ["d3"]]
