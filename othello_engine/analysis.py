@@ -16,6 +16,7 @@ import queue
 import re
 import shlex
 import signal
+import stat
 import sys
 import threading
 import time
@@ -751,7 +752,8 @@ def build_parser() -> argparse.ArgumentParser:
                     "lines and lines starting with '#' are skipped.",
         epilog="Exit status: 0 when every line was analysed, 1 when some lines got an error "
                "record, 2 for bad arguments or an engine that cannot start.")
-    p.add_argument("files", nargs="*", help="input files ('-' or none: standard input)")
+    p.add_argument("files", nargs="*", help="input files or pipes such as <(...) ('-' or none: "
+                                           "standard input)")
     p.add_argument("--format", choices=("auto",) + FORMATS, default="auto",
                    help="input format (default: detect per line)")
     lim = p.add_argument_group("limits (per position)")
@@ -782,6 +784,22 @@ def build_parser() -> argparse.ArgumentParser:
                      help="set an engine option (repeatable)")
     eng.add_argument("--hash", type=int, metavar="MB", help="transposition table size")
     return p
+
+
+def _unreadable(path: str) -> Optional[str]:
+    """Why path cannot be an input (None: it can). Regular files, pipes (such as the shell's
+    ``<(...)``, a /dev/fd path) and character devices (/dev/stdin) are read as streams."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return "no such file"
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    if stat.S_ISDIR(mode):
+        return "is a directory"
+    if not (stat.S_ISREG(mode) or stat.S_ISFIFO(mode) or stat.S_ISCHR(mode)):
+        return "not a regular file or pipe"
+    return None
 
 
 def _open_sources(paths: Sequence[str], stdin: IO[bytes]) -> list[Source]:
@@ -828,9 +846,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         if value is not None and value <= 0:
             return fail(f"--{name} must be positive, not {value}")
     for path in args.files:
-        if path != "-" and not os.path.isfile(path):
-            why = ("is a directory" if os.path.isdir(path) else "no such file"
-                   if not os.path.exists(path) else "not a regular file")
+        why = None if path == "-" else _unreadable(path)
+        if why is not None:
             return fail(f"cannot read {path!r}: {why}")
     if args.plot:
         try:

@@ -578,7 +578,10 @@ class GameRecord:
                           self.place, self.date, self.time_control)
 
 
-_GGF_PROP = re.compile(r"([A-Z]{1,2})\[([^\]]*)\]")
+_GGF_PROP = re.compile(r"([A-Z]{1,2})\[((?:[^\]\\]|\\.)*)\]", re.S)
+"""A GGF property ``KEY[value]``; inside the value a backslash escapes the next character, so
+``\\]`` is a ``]`` that does not end it."""
+_GGF_ESCAPE = re.compile(r"\\(.)", re.S)
 
 
 def parse_ggf(text: str) -> GameRecord:
@@ -586,7 +589,8 @@ def parse_ggf(text: str) -> GameRecord:
 
     Cells in BO are ``-`` empty, ``*`` black, ``O`` white; moves may carry ``/eval/time``; a pass
     is ``PA``. A move by the side not to move after a forced pass gets the pass inserted. Fields
-    other than the board, the moves and the players are kept in ``tags``.
+    other than the board, the moves and the players are kept in ``tags``. In a value a backslash
+    escapes the next character (``PC[a\\]b]`` is the place ``a]b``).
 
     >>> rec = parse_ggf('(;GM[Othello]PB[a]PW[b]TY[8]BO[8 ' + '-' * 27 + 'O*------*O' + '-' * 27
     ...                 + ' *]B[F5//0.1]W[d6/-1.5];)')
@@ -596,7 +600,7 @@ def parse_ggf(text: str) -> GameRecord:
     body = text.strip()
     if not body.startswith("(;") or not body.endswith(";)"):
         raise InvalidBoardError(f"bad GGF {_clip(text)!r}: a game is '(;' ... ';)'")
-    props = _GGF_PROP.findall(body[2:-2])
+    props = [(key, _GGF_ESCAPE.sub(r"\1", value)) for key, value in _GGF_PROP.findall(body[2:-2])]
     rest = _GGF_PROP.sub("", body[2:-2]).strip()
     if rest:
         raise InvalidBoardError(f"bad GGF {_clip(text)!r}: unreadable text {_clip(rest)!r}")
@@ -645,10 +649,23 @@ def parse_ggf(text: str) -> GameRecord:
     return rec
 
 
+_GGF_GAME = re.compile(r"\(;(?:[^\[;]|\[(?:[^\]\\]|\\.)*\]|;(?!\)))*;\)", re.S)
+"""One GGF game ``(; ... ;)``: property values are skipped whole (escapes included), so a ``;)``
+inside a value does not end the game."""
+
+
+def _ggf_escape(value: str) -> str:
+    return value.replace("\\", "\\\\").replace("]", "\\]")
+
+
 def parse_ggf_games(text: str) -> list[GameRecord]:
-    """Read every GGF game of a text (a GGF file holds one ``(; ... ;)`` after another)."""
-    games = re.findall(r"\(;.*?;\)", text, flags=re.S)
-    leftover = re.sub(r"\(;.*?;\)", "", text, flags=re.S).strip()
+    """Read every GGF game of a text (a GGF file holds one ``(; ... ;)`` after another).
+
+    >>> [g.black for g in parse_ggf_games('(;GM[Othello]PB[a;)b]B[F5];) (;PB[c]B[F5];)')]
+    ['a;)b', 'c']
+    """
+    games = _GGF_GAME.findall(text)
+    leftover = _GGF_GAME.sub("", text).strip()
     if leftover:
         raise InvalidBoardError(f"bad GGF text: unreadable {_clip(leftover)!r} between games")
     return [parse_ggf(g) for g in games]
@@ -686,9 +703,10 @@ def format_ggf(board: Board, black: str = "", white: str = "", result: str = "",
     >>> format_ggf(b, 'me', 'you').endswith('*]B[F5];)')
     True
     """
-    # GGF has no escape for ']' inside a value: it would end the property, so it becomes ')'
+    # a backslash escapes the next character of a value (parse_ggf undoes it), so ']' and '\\'
+    # inside a name or place survive the round trip
     place, date, black, white, result, time_control = (
-        str(v).replace("]", ")") for v in (place, date, black, white, result, time_control))
+        _ggf_escape(str(v)) for v in (place, date, black, white, result, time_control))
     start = board.replay()
     cells = start.cells().replace("X", "*")
     side = "*" if start.turn == BLACK else "O"

@@ -73,7 +73,9 @@ class PVLine:
 @dataclass(frozen=True)
 class SearchInfo:
     """What the search knows after one iteration. ``exact`` means the scores are proven final
-    disc differences (score = 100 * discs); ``lines`` are best first (multi-PV)."""
+    disc differences (score = 100 * discs); ``wld`` that they are a proven win (+100), draw (the
+    contempt) or loss (-100) (a ``Limit(wld=True)`` search that reached the end); ``lines`` are
+    best first (multi-PV)."""
 
     depth: int
     seldepth: int
@@ -81,6 +83,7 @@ class SearchInfo:
     nodes: int
     time: float
     lines: tuple[PVLine, ...]
+    wld: bool = False
 
     @property
     def score(self) -> int:
@@ -107,6 +110,8 @@ class SearchResult:
     nodes: int = 0
     time: float = 0.0
     lines: tuple[PVLine, ...] = field(default_factory=tuple)
+    wld: bool = False
+    """The score is a proven win (+100), draw (the contempt) or loss (-100), not a disc count."""
 
     @property
     def pv(self) -> tuple[Square, ...]:
@@ -253,10 +258,14 @@ class Engine:
                 out.append(PVLine(pv[0], sign * score, pv))
             return tuple(out)
 
+        empties = board.empties
+
         def report(depth: int, seldepth: int, exact: bool, nodes: int, seconds: float,
                    lines: list) -> None:
             if on_info is not None:
-                on_info(SearchInfo(depth, seldepth, bool(exact), nodes, seconds, convert(lines)))
+                # a win/loss/draw search's iteration that reached the end of the game is proven
+                on_info(SearchInfo(depth, seldepth, bool(exact), nodes, seconds, convert(lines),
+                                   wld=solve == 2 and not exact and depth >= empties))
 
         lines, depth, nodes, exact = self._search.run(
             player, opponent, mask, max_depth, limit.nodes or 0,
@@ -268,7 +277,8 @@ class Engine:
             pv_lines = (PVLine(legal[0], 0, (legal[0],)),)
         return SearchResult(best_move=pv_lines[0].move, score=pv_lines[0].score,
                             exact=bool(exact), depth=depth, nodes=nodes,
-                            time=time.monotonic() - started, lines=pv_lines)
+                            time=time.monotonic() - started, lines=pv_lines,
+                            wld=solve == 2 and not exact and depth >= empties)
 
     def evaluation(self, board: Board) -> dict[str, int]:
         """The static evaluation of the side to move, feature by feature (centi-discs), with the

@@ -2,15 +2,20 @@
 
 The plan for a game clock: an Othello game ends after a known number of moves (one per empty
 square, passes aside), so the engine can plan to use nearly all of its clock. It keeps back the
-Move Overhead per move still to play plus a small safety share, reserves what the exact endgame
-solve is expected to cost, and spreads the rest over its moves until that solve by a phase weight.
-Once the solve fits the time left, the move that can solve gets a budget large enough for it. The
-expected cost is the search's own (``_core.solve_seconds``), so that a move planned as the solve
-gets a hard limit with which the search does start the solve.
+Move Overhead per move still to play plus a small safety share, and plans the exact endgame solve
+for one of its moves: the search starts the solve only when its own estimate of the cost
+(``_core.solve_seconds``) fits 80% of the hard limit, and stops once the result is proven, so
+what a solve is given and does not use, and the increments of the moves after the proof (they
+are answered at once), stay on the clock to the end. The plan therefore keeps back only what
+opens the gate at the planned move, picks that move where this is worth about one midgame move,
+and shares the rest over the moves before it by a phase weight; the moves just before the solve
+are kept short of their own gate, so that the search does not prove the result early with the
+pool still full.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Optional
 
@@ -18,10 +23,10 @@ from othello_engine import _core
 
 MIN_BUDGET = 0.001
 """Smallest budget (s): enough for a shallow search, so that even a flagging engine answers."""
-MIN_MOVE = 0.003
+MIN_MOVE = 0.01
 """Least time (s) any later move is assumed to take on top of the overhead (reply, depth 1)."""
-SOFT_FACTOR = 0.35
-HARD_FACTOR = 1.0
+SOFT_FACTOR = 0.5
+HARD_FACTOR = 1.3
 """A move's planned share of the clock becomes soft = SOFT_FACTOR * share and hard = HARD_FACTOR *
 share (where the clock allows): an iteration started before soft often ends past it, so the time
 spent is between the two and near the share on average."""
@@ -37,13 +42,22 @@ GATE_SHARE = 0.8
 """The search starts the exact solve only when ``_core.solve_seconds(empties)`` fits this share of
 the hard limit left (``Search.run``): a move planned as the solve gets a hard limit that opens it."""
 SOLVE_MARGIN = 2.0
-SOLVE_SHARE = 0.6
-"""Plan the solve for the first move at which the expected solve time (times SOLVE_MARGIN) fits
-this share of the pool as it is now: the midgame moves before it spend some of that pool, so the
-plan asks for more than the gate (GATE_SHARE of the at most 75% a solving move may take)."""
-RESERVE_FACTOR = 1.0
-"""The midgame keeps back RESERVE_FACTOR times the expected cost of the solve and the moves
-after it: what is kept back and not spent is left on the clock at the end."""
+"""The moves after the solve are planned to cost SOLVE_MARGIN times the solve estimate (they are
+answered from the proof; the margin covers a solve cut short)."""
+SOLVE_MOVES = 1.0
+"""The solve is planned for the first move at which what it needs kept back (the hard limit that
+opens the gate, the moves after it and their increments) is at most SOLVE_MOVES midgame moves'
+worth of the pool: what the solve was kept and did not use stays on the clock to the end, so a
+dear solve is planned only where the clock is long."""
+GATE_ROOM = 0.9
+"""A midgame move before the planned solve takes at most this share of the hard limit that would
+open the search's gate (else it would solve early and leave the rest of the pool unspent)."""
+LATER_ROOM = 0.5
+"""...and the plan gives the moves after this one at most this share of it: near the end the
+search often proves the result before its planned solve, unasked, and what such a move was given
+and did not use is left on the clock; the earlier moves take it instead."""
+LATE_MOVES = 2
+"""The last LATE_MOVES moves before the planned solve get soft = hard = their share."""
 
 
 @dataclass(frozen=True)
@@ -124,26 +138,62 @@ def clock_budget(remaining: float, increment: float, moves_to_go: Optional[int],
     safety = min(SAFETY_SHARE * remaining, SAFETY_CAP)
     pool = max(MIN_BUDGET, usable + later * (increment - overhead) - safety)
 
-    # our moves to come within the horizon, and the first one that can afford the exact solve
+    # our moves to come within the horizon; what a solve at the i-th of them needs kept back
     plies = [empties - 2 * i for i in range(horizon)]
-    solve_at = next((i for i, e in enumerate(plies)
-                     if solve.seconds(e) * SOLVE_MARGIN <= SOLVE_SHARE * pool), horizon)
-    if solve_at == 0:
-        # the solve fits: the search ends when it has proved the result, and the moves after it
-        # are cheap, so let it take what it needs up to the per-move cap
-        later_cost = sum(solve.seconds(e) for e in plies[1:]) * SOLVE_MARGIN
-        hard_cap = cap if horizon == 1 else min(cap, pool * max_share(2))
-        hard = max(MIN_BUDGET, min(hard_cap, pool - later_cost))
-        if solve.seconds(empties) <= GATE_SHARE * hard:
-            return Budget(soft=hard, hard=hard)
-        # the search would not start the solve with this hard limit: plan it for the next move
-        solve_at = next((i for i, e in enumerate(plies) if i > 0 and
-                         solve.seconds(e) * SOLVE_MARGIN <= SOLVE_SHARE * pool), horizon)
-    reserve = sum(solve.seconds(e) for e in plies[solve_at:]) * RESERVE_FACTOR
-    weights = [phase_weight(e) for e in plies[:solve_at]]
-    # the per-move cap counts the moves that cost time: those up to and including the solve
-    hard_cap = min(cap, pool * max_share(min(horizon, solve_at + 1)))
-    share = max(pool - reserve, pool * 0.5) * weights[0] / sum(weights)
-    hard = min(hard_cap, share * HARD_FACTOR)
-    soft = min(share * SOFT_FACTOR, hard)
+    weights = [phase_weight(e) for e in plies]
+
+    def needs(i: int) -> float:
+        """What a solve at plies[i] keeps back of the pool: the hard limit that opens the search's
+        gate then with the jitter margin every hard limit keeps, the moves after it (their
+        least time, or the increments they bring if more: those are part of the pool, but come
+        too late to be spent before the proof)."""
+        return (solve.seconds(plies[i]) / GATE_SHARE + JITTER
+                + SOLVE_MARGIN * sum(solve.seconds(e) for e in plies[i + 1:])
+                + max(MIN_MOVE, increment - overhead) * (later - i))
+
+    # the planned solve: the first later move whose needs are worth at most SOLVE_MOVES midgame
+    # moves (what a solve keeps back and does not use is left on the clock at the end)
+    solve_at = next((i for i in range(1, horizon)
+                     if needs(i) <= SOLVE_MOVES * (pool - needs(i)) / sum(weights[:i])), horizon)
+    reserve = needs(solve_at) if solve_at < horizon else 0.0
+    gate = solve.seconds(empties) / GATE_SHARE
+    # solve now when the search's gate opens with what the moves after it do not need, unless
+    # this move can spend (as a midgame move, short of the gate) what the planned solve leaves
+    later_cost = SOLVE_MARGIN * sum(solve.seconds(e) for e in plies[1:])
+    hard = min(cap, pool - later_cost)
+    if gate <= hard and pool - reserve > gate:
+        return Budget(soft=hard, hard=hard)
+    spend = max(pool - reserve, pool * 0.5)
+    share = _first_share(spend, weights[:max(1, solve_at)], plies, solve)
+    # the per-move cap counts the moves that cost time: those up to and including the solve; a
+    # share swollen by later moves that can take little (see _first_share) may pass it
+    hard_cap = min(cap, max(pool * max_share(min(horizon, solve_at + 1)), share))
+    if solve_at < horizon:
+        # a solve started now would end early and leave the rest of the pool unspent
+        hard_cap = min(hard_cap, max(MIN_BUDGET, gate * GATE_ROOM))
+    if solve_at > LATE_MOVES:
+        hard = min(hard_cap, share * HARD_FACTOR, spend)
+        soft = min(share * SOFT_FACTOR, hard)
+    else:
+        # the last moves before the solve spend their share, and no more: what they leave is
+        # not spent later, what they take beyond it the solve misses
+        hard = soft = min(hard_cap, share)
     return Budget(soft=max(MIN_BUDGET, soft), hard=max(MIN_BUDGET, hard))
+
+
+def _first_share(spend: float, weights: list[float], plies: list[int], solve: SolveModel) -> float:
+    """This move's part of `spend` shared by `weights` over the moves before the solve (their
+    empties are ``plies``), where a later move takes no more than LATER_ROOM of the hard limit
+    that would open the search's solve gate: what such a move cannot take goes to the others."""
+    n = len(weights)
+    limits = [math.inf] + [solve.seconds(e) / GATE_SHARE * LATER_ROOM for e in plies[1:n]]
+    fixed = [False] * n
+    while True:
+        free = spend - sum(limits[i] for i in range(n) if fixed[i])
+        weight = sum(w for w, f in zip(weights, fixed) if not f)
+        per = max(0.0, free) / weight
+        over = [i for i in range(n) if not fixed[i] and weights[i] * per > limits[i]]
+        if not over:
+            return weights[0] * per
+        for i in over:
+            fixed[i] = True

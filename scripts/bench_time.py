@@ -93,6 +93,8 @@ class GameReport:
     """(empties, clock left after that move) when each side first reported a proven score."""
     moves_at_solve: list[Optional[int]] = field(default_factory=lambda: [None, None])
     """Each side's move count, that move included, when it first reported a proven score."""
+    spent_after: list[float] = field(default_factory=lambda: [0.0, 0.0])
+    """Clock each side spent on its moves after the one that first proved the result."""
 
     def after_proof(self, colour: int) -> Optional[int]:
         """Own moves played after the one that first proved the result (None: never proved)."""
@@ -136,6 +138,8 @@ def play_game(tc: str, number: int, clock: float, inc: float, cmd: list[str], op
             dt = stamp - sent
             clocks[side] -= dt
             report.spent[side] += dt
+            if report.solved[side] is not None:
+                report.spent_after[side] += dt
             report.moves[side] += 1
             if clocks[side] <= 0:
                 report.time_loss = "black" if side == BLACK else "white"
@@ -214,6 +218,16 @@ def run_games(args: argparse.Namespace, options: dict[str, str]) -> None:
                   f"time left then; after it, {statistics.mean(after):.1f} more own moves each add the "
                   f"increment ({100 * increment * statistics.mean(after) / clock:.1f}% of the base); "
                   f"left at the end less those increments: {100 * statistics.mean(planned):.1f}%")
+            # the end clock, split exactly: at the proof (its move's increment included) + the
+            # increments received after it - the time those moves took
+            proven = [(r, c) for r in done if not r.time_loss for c in (0, 1) if r.solved[c] is not None]
+            at_proof = statistics.mean(r.solved[c][1] for r, c in proven)  # type: ignore[index]
+            incs = statistics.mean(increment * (r.after_proof(c) or 0) for r, c in proven)
+            spent = statistics.mean(r.spent_after[c] for r, c in proven)
+            end = statistics.mean(r.left[c] for r, c in proven)
+            print(f"   per side that proved the result ({len(proven)}): left at the end {end:.3f} s = left at "
+                  f"the proof {at_proof:.3f} s + increments after it {incs:.3f} s - spent after it "
+                  f"{spent:.3f} s")
         if used:
             print(f"   clock used by ply 20: mean {100 * statistics.mean(used):.1f}% "
                   f"(min {100 * min(used):.1f}%)", flush=True)

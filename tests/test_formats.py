@@ -335,6 +335,6 @@ def test_ggf_text_fields_with_brackets_stay_readable() -> None:
     board.push_str("f5")
     text = format_ggf(board, black="v2[beta]", white="a]b", place="lab]1", date="x]", time_control="1]0")
     record = parse_ggf(text)
-    assert record.board == board and record.black == "v2[beta)" and record.white == "a)b"
-    assert record.place == "lab)1" and record.date == "x)" and record.time_control == "1)0"
-    assert parse_ggf(format_ggf(board, result="+64.00:r]")).result == "+64.00:r)"
+    assert record.board == board and record.black == "v2[beta]" and record.white == "a]b"
+    assert record.place == "lab]1" and record.date == "x]" and record.time_control == "1]0"
+    assert parse_ggf(format_ggf(board, result="+64.00:r]")).result == "+64.00:r]"

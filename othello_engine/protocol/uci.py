@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import re
 import sys
 import threading
@@ -134,6 +135,11 @@ def _book_option(name: str) -> Callable[["UciSession", Any], None]:
     return apply
 
 
+def _set_book_seed(session: "UciSession", seed: int) -> None:
+    session.book.seed = seed or None
+    session.reseed_book()
+
+
 OPTIONS: list[Option] = [
     Option("Hash", "spin", 16, 1, 4096, apply=_set_hash),
     Option("MultiPV", "spin", 1, 1, 64, apply=_set_multipv),
@@ -141,6 +147,7 @@ OPTIONS: list[Option] = [
     Option("Clear Hash", "button", apply=_clear_hash),
     Option("OwnBook", "check", False, apply=_book_option("OwnBook")),
     Option("BookFile", "string", "", apply=_book_option("BookFile")),
+    Option("BookSeed", "spin", 0, 0, 2 ** 31 - 1, apply=_set_book_seed),
 ]
 """Every option, in handshake order. To add one, append an Option here (its apply() does the rest)."""
 
@@ -244,7 +251,7 @@ _GO_NUMBERS: dict[str, tuple[int, int]] = {
     "movestogo": (1, 10 ** 6), "perft": (0, 64),
 }
 _GO_ALIASES = {"p1time": "btime", "p2time": "wtime", "p1inc": "binc", "p2inc": "winc"}
-_GO_FLAGS = ("infinite", "exact")
+_GO_FLAGS = ("infinite", "exact", "wld")
 
 
 def parse_go(args: list[str], board: Board) -> GoRequest:
@@ -301,7 +308,7 @@ def parse_go(args: list[str], board: Board) -> GoRequest:
                   time=seconds(numbers.get("movetime")), black_clock=seconds(black),
                   white_clock=seconds(white), black_inc=numbers.get("binc", 0) / 1000,
                   white_inc=numbers.get("winc", 0) / 1000, moves_to_go=numbers.get("movestogo"),
-                  exact="exact" in flags, infinite="infinite" in flags)
+                  exact="exact" in flags, infinite="infinite" in flags, wld="wld" in flags)
     return GoRequest(limit, tuple(root))
 
 
@@ -377,6 +384,15 @@ class UciSession:
             self._book = BookOptions()
         return self._book
 
+    def reseed_book(self) -> None:
+        """Restart the book's choices from BookSeed (a new game, or the seed just set): with a
+        seed, the same game gets the same book moves; with 0 they are drawn afresh."""
+        if self._book is None:
+            return
+        book = self._book.book
+        if book is not None:
+            book.rng = random.Random(self._book.seed)
+
     def move_text(self, move: Optional[int]) -> str:
         if move is None:
             return "(none)"
@@ -417,6 +433,7 @@ class UciSession:
     def cmd_newgame(self, args: list[str]) -> None:
         self.require_idle("ucinewgame")
         self.engine.new_game()
+        self.reseed_book()
         self.board = Board(self.board.size if self.board.size % 2 == 0 else 8)
 
     def cmd_setoption(self, args: list[str]) -> None:
@@ -490,7 +507,7 @@ class UciSession:
         request = parse_go(args, self.board)
         limit = request.limit
         if (self.settings["OwnBook"] and request.perft is None and not request.root_moves
-                and not limit.infinite and not limit.exact):
+                and not limit.infinite and not limit.exact and not limit.wld):
             from othello_engine.book import uci_book_reply
             if uci_book_reply(self.book, self.board, self.out, self.move_text):
                 return  # the book wrote its info lines and the one bestmove
@@ -525,12 +542,15 @@ class UciSession:
         for k, line in enumerate(info.lines, 1):
             pv = " ".join(self.move_text(m) for m in line.pv)
             self.out(f"info depth {info.depth} seldepth {info.seldepth} multipv {k} "
-                     f"score {self.score_text(line.score, info.exact)} nodes {info.nodes} "
+                     f"score {self.score_text(line.score, info.exact, info.wld)} nodes {info.nodes} "
                      f"nps {info.nps} time {int(info.time * 1000)} pv {pv}")
 
     @staticmethod
-    def score_text(score: int, exact: bool) -> str:
-        """``cp <centi-discs>`` for a heuristic score, ``disc <+-n>`` for a proven final result."""
+    def score_text(score: int, exact: bool, wld: bool = False) -> str:
+        """``cp <centi-discs>`` for a heuristic score, ``disc <+-n>`` for a proven final result,
+        ``wld win|draw|loss`` for a proven result of a ``go wld`` search."""
+        if wld:
+            return "wld " + ("win" if score >= 100 else "loss" if score <= -100 else "draw")
         return f"disc {round(score / 100):+d}" if exact else f"cp {score}"
 
     def search_done(self, result: SearchResult) -> None:
