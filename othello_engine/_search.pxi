@@ -87,6 +87,8 @@ cdef struct SearchState:
     int nroot
     int root_done
     int order[64]
+    u64 quad_of[64]       # the empty-square parity quadrant each square lies in (0 outside)
+    u64 xs_all            # the X-squares of all four corners
     int pv_len[MAX_PLY]
     unsigned char pv[MAX_PLY][MAX_PLY]
     RootMove root[64]
@@ -453,15 +455,22 @@ cdef class Search:
         self.st.stop = 0
 
     cdef void _prepare(self, u64 mask) except *:
-        cdef int sq
+        cdef int sq, k
         if mask != self.st.mask:
             eval_ctx_init(&self.st.ev, mask)
             if self.st.mask != 0:         # a fresh table is already empty (and not yet touched)
                 tt_clear(&self.st.tt)
             self.st.mask = mask
             self.st.squares = oe_popcount(mask)
+            self.st.xs_all = 0
+            for k in range(4):
+                self.st.xs_all |= self.st.ev.xsq[k]
             for sq in range(64):
                 self.st.order[sq] = square_order_value(&self.st.ev, sq)
+                self.st.quad_of[sq] = 0
+                for k in range(4):
+                    if (self.st.ev.quadrant[k] >> sq) & 1:
+                        self.st.quad_of[sq] = self.st.ev.quadrant[k]
 
     def _lines(self, int count, bint eg, bint wld, bint only_exact):
         """The first count root moves as (move, score in centi-discs, pv) tuples."""
