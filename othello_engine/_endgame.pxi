@@ -144,6 +144,57 @@ cdef int eg_last2(SearchState* st, u64 P, u64 O, int x, int y, int beta) noexcep
     return -best
 
 
+cdef int eg_last3(SearchState* st, u64 P, u64 O, u64 E, u64 odd, int alpha,
+                  int beta) noexcept nogil:
+    """Exact score for P with the three empty squares E left (fail-soft), squares in an
+    odd-parity quadrant first."""
+    cdef int sq[3]
+    cdef int k = 0, i, v, best = -EG_INF, x
+    cdef u64 m, f, bit
+    m = E & odd
+    while m:
+        sq[k] = oe_ctz(m)
+        m &= m - 1
+        k += 1
+    m = E & ~odd
+    while m:
+        sq[k] = oe_ctz(m)
+        m &= m - 1
+        k += 1
+    st.nodes += 1
+    for i in range(3):
+        x = sq[i]
+        if O & EG_NEIGHBOURS[x]:
+            f = bb_flips(P, O, x)
+            if f:
+                bit = (<u64>1) << x
+                v = -eg_last2(st, O ^ f, P ^ f ^ bit, sq[(i + 1) % 3], sq[(i + 2) % 3], -alpha)
+                if v > best:
+                    best = v
+                    if v > alpha:
+                        alpha = v
+                        if v >= beta:
+                            return v
+    if best != -EG_INF:
+        return best
+    # P passes: O's best reply (O's own score v) decides, within O's window (-beta, -alpha)
+    st.nodes += 1
+    for i in range(3):
+        x = sq[i]
+        if P & EG_NEIGHBOURS[x]:
+            f = bb_flips(O, P, x)
+            if f:
+                bit = (<u64>1) << x
+                v = -eg_last2(st, P ^ f, O ^ f ^ bit, sq[(i + 1) % 3], sq[(i + 2) % 3], beta)
+                if v > best:
+                    best = v
+                    if v >= -alpha:
+                        return -v
+    if best == -EG_INF:
+        return final_discs_with_empties(P, O, 3)
+    return -best
+
+
 cdef inline u64 odd_quadrants(SearchState* st, u64 E) noexcept nogil:
     """The empty squares of E that lie in a quadrant with an odd number of empties."""
     cdef u64 odd = 0, q
@@ -162,6 +213,8 @@ cdef int eg_shallow(SearchState* st, u64 P, u64 O, u64 E, u64 odd, int n, int al
     parity corners first and X-squares last."""
     cdef u64 m, f, bit, part, cand
     cdef int k, sq, v, best = -EG_INF, moved = 0, stage
+    if n == 3:
+        return eg_last3(st, P, O, E, odd, alpha, beta)
     if n == 2:
         sq = oe_ctz(E)
         return eg_last2(st, P, O, sq, oe_ctz(E & (E - 1)), beta)

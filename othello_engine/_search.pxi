@@ -33,12 +33,18 @@ cdef int MID_SORT_DEPTH = 1
 cdef int MID_SORT_MOB = 16
 cdef int MPC_MIN_DEPTH = 4
 cdef int MPC_MARGIN = 500
+# A requested solve is prepared by midgame iterations up to SOLVE_PREP_DEPTH plies (their table
+# moves order the solver's first plies and their score centres its first window).
+cdef int SOLVE_PREP_DEPTH = 12
 
 
 def _set_mid_tuning(str name, int value):
     """Experiments only: change one of the midgame ordering parameters."""
     global MID_SORT_SEARCH, MID_SORT_DEEP, MID_SORT_DEPTH, MID_SORT_MOB, MPC_MIN_DEPTH, MPC_MARGIN
-    if name == "mpc_depth":
+    global SOLVE_PREP_DEPTH
+    if name == "prep_depth":
+        SOLVE_PREP_DEPTH = value
+    elif name == "mpc_depth":
         MPC_MIN_DEPTH = value
     elif name == "mpc_margin":
         MPC_MARGIN = value
@@ -558,7 +564,7 @@ cdef class Search:
         while True:
             depth = done_depth + 1
             if solve != SOLVE_AUTO:
-                eg_turn = depth + lead > empties or depth > 12
+                eg_turn = depth + lead > empties or depth > SOLVE_PREP_DEPTH
             elif max_depth >= empties:
                 eg_turn = depth + lead > empties
                 if hard_time > 0:
