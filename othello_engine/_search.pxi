@@ -36,13 +36,16 @@ cdef int MPC_MARGIN = 500
 # A requested solve is prepared by midgame iterations up to SOLVE_PREP_DEPTH plies (their table
 # moves order the solver's first plies and their score centres its first window).
 cdef int SOLVE_PREP_DEPTH = 12
+cdef int EG_ROOT_WINDOW = 1      # experiments: half-width of the solve's first window (0 = open)
 
 
 def _set_mid_tuning(str name, int value):
     """Experiments only: change one of the midgame ordering parameters."""
     global MID_SORT_SEARCH, MID_SORT_DEEP, MID_SORT_DEPTH, MID_SORT_MOB, MPC_MIN_DEPTH, MPC_MARGIN
-    global SOLVE_PREP_DEPTH
-    if name == "prep_depth":
+    global SOLVE_PREP_DEPTH, EG_ROOT_WINDOW
+    if name == "root_window":
+        EG_ROOT_WINDOW = value
+    elif name == "prep_depth":
         SOLVE_PREP_DEPTH = value
     elif name == "mpc_depth":
         MPC_MIN_DEPTH = value
@@ -581,8 +584,8 @@ cdef class Search:
                     eg_alpha, eg_beta = -1, 1
                 else:
                     g = int(round(guess / 100.0))
-                    eg_alpha, eg_beta = g - 1, g + 1
-                    if st.multipv > 1:
+                    eg_alpha, eg_beta = g - EG_ROOT_WINDOW, g + EG_ROOT_WINDOW
+                    if st.multipv > 1 or EG_ROOT_WINDOW == 0:
                         eg_alpha, eg_beta = -EG_INF, EG_INF
                 while True:
                     with nogil:
