@@ -12,7 +12,7 @@
 cdef enum:
     EG_INF = 200
 
-cdef int EG_SHALLOW = 6
+cdef int EG_SHALLOW = 5
 cdef int EG_TT_MIN = 8
 cdef int EG_W_POT = 0
 cdef int EG_W_STAB = 0
@@ -28,13 +28,17 @@ cdef int EG_IID_MIN = 99
 cdef int EG_IID_DEPTH = 2
 cdef int EG_STAB_ALPHA = 16
 cdef int EG_SORT_MOBW = 32
+cdef int EG_TT_BY_N = 0
 
 
 def _set_tuning(str name, int value):
     """Experiments only: change one of the endgame ordering thresholds."""
     global EG_SORT_EVAL, EG_SORT_D1, EG_SORT_D2, EG_STAB_MIN, EG_SHALLOW, EG_TT_MIN
     global EG_W_POT, EG_W_STAB, EG_ETC_MIN, EG_STAB_ALPHA, EG_IID_MIN, EG_IID_DEPTH, EG_SORT_MOBW
-    if name == "sort_mobw":
+    global EG_TT_BY_N
+    if name == "tt_by_n":
+        EG_TT_BY_N = value
+    elif name == "sort_mobw":
         EG_SORT_MOBW = value
     elif name == "iid_min":
         EG_IID_MIN = value
@@ -140,11 +144,77 @@ cdef int eg_last2(SearchState* st, u64 P, u64 O, int x, int y, int beta) noexcep
     return -best
 
 
-cdef int eg_shallow(SearchState* st, u64 P, u64 O, u64 E, int n, int alpha, int beta) noexcept nogil:
+cdef int eg_last3(SearchState* st, u64 P, u64 O, u64 E, u64 odd, int alpha,
+                  int beta) noexcept nogil:
+    """Exact score for P with the three empty squares E left (fail-soft), squares in an
+    odd-parity quadrant first."""
+    cdef int sq[3]
+    cdef int k = 0, i, v, best = -EG_INF, x
+    cdef u64 m, f, bit
+    m = E & odd
+    while m:
+        sq[k] = oe_ctz(m)
+        m &= m - 1
+        k += 1
+    m = E & ~odd
+    while m:
+        sq[k] = oe_ctz(m)
+        m &= m - 1
+        k += 1
+    st.nodes += 1
+    for i in range(3):
+        x = sq[i]
+        if O & EG_NEIGHBOURS[x]:
+            f = bb_flips(P, O, x)
+            if f:
+                bit = (<u64>1) << x
+                v = -eg_last2(st, O ^ f, P ^ f ^ bit, sq[(i + 1) % 3], sq[(i + 2) % 3], -alpha)
+                if v > best:
+                    best = v
+                    if v > alpha:
+                        alpha = v
+                        if v >= beta:
+                            return v
+    if best != -EG_INF:
+        return best
+    # P passes: O's best reply (O's own score v) decides, within O's window (-beta, -alpha)
+    st.nodes += 1
+    for i in range(3):
+        x = sq[i]
+        if P & EG_NEIGHBOURS[x]:
+            f = bb_flips(O, P, x)
+            if f:
+                bit = (<u64>1) << x
+                v = -eg_last2(st, P ^ f, O ^ f ^ bit, sq[(i + 1) % 3], sq[(i + 2) % 3], beta)
+                if v > best:
+                    best = v
+                    if v >= -alpha:
+                        return -v
+    if best == -EG_INF:
+        return final_discs_with_empties(P, O, 3)
+    return -best
+
+
+cdef inline u64 odd_quadrants(SearchState* st, u64 E) noexcept nogil:
+    """The empty squares of E that lie in a quadrant with an odd number of empties."""
+    cdef u64 odd = 0, q
+    cdef int k
+    for k in range(4):
+        q = E & st.ev.quadrant[k]
+        if oe_popcount(q) & 1:
+            odd |= q
+    return odd
+
+
+cdef int eg_shallow(SearchState* st, u64 P, u64 O, u64 E, u64 odd, int n, int alpha,
+                    int beta) noexcept nogil:
     """Null-window or narrow solve of the last few empties E (n of them) for P: odd-parity
-    quadrants first, and within each parity corners first and X-squares last."""
-    cdef u64 odd = 0, m, q, f, bit, xs, part, cand
+    quadrants first (odd: the empties in them, kept up to date move by move), and within each
+    parity corners first and X-squares last."""
+    cdef u64 m, f, bit, part, cand
     cdef int k, sq, v, best = -EG_INF, moved = 0, stage
+    if n == 3:
+        return eg_last3(st, P, O, E, odd, alpha, beta)
     if n == 2:
         sq = oe_ctz(E)
         return eg_last2(st, P, O, sq, oe_ctz(E & (E - 1)), beta)
@@ -153,12 +223,6 @@ cdef int eg_shallow(SearchState* st, u64 P, u64 O, u64 E, int n, int alpha, int 
     if st.nodes >= st.check_at and poll(st):
         return 0
     st.nodes += 1
-    for k in range(4):
-        q = E & st.ev.quadrant[k]
-        if oe_popcount(q) & 1:
-            odd |= q
-    xs = st.ev.xsq[0] | st.ev.xsq[1] | st.ev.xsq[2] | st.ev.xsq[3]
-    # only squares next to an O disc can be moves
     cand = E & neighbours(O)
     for stage in range(6):
         part = (odd if stage < 3 else E & ~odd) & cand
@@ -166,9 +230,9 @@ cdef int eg_shallow(SearchState* st, u64 P, u64 O, u64 E, int n, int alpha, int 
         if k == 0:
             m = part & st.ev.corners
         elif k == 1:
-            m = part & ~st.ev.corners & ~xs
+            m = part & ~st.ev.corners & ~st.xs_all
         else:
-            m = part & xs
+            m = part & st.xs_all
         while m:
             sq = oe_ctz(m)
             m &= m - 1
@@ -177,7 +241,8 @@ cdef int eg_shallow(SearchState* st, u64 P, u64 O, u64 E, int n, int alpha, int 
                 continue
             moved = 1
             bit = (<u64>1) << sq
-            v = -eg_shallow(st, O ^ f, P ^ f ^ bit, E ^ bit, n - 1, -beta, -alpha)
+            v = -eg_shallow(st, O ^ f, P ^ f ^ bit, E ^ bit, odd ^ st.quad_of[sq], n - 1,
+                            -beta, -alpha)
             if st.aborted:
                 return 0
             if v > best:
@@ -189,7 +254,7 @@ cdef int eg_shallow(SearchState* st, u64 P, u64 O, u64 E, int n, int alpha, int 
     if not moved:
         if bb_moves(O, P, st.mask) == 0:
             return final_discs_with_empties(P, O, n)
-        return -eg_shallow(st, O, P, E, n, -beta, -alpha)
+        return -eg_shallow(st, O, P, E, odd, n, -beta, -alpha)
     return best
 
 
@@ -203,10 +268,11 @@ cdef int eg_search(SearchState* st, u64 P, u64 O, int alpha, int beta, int ply, 
     cdef int sqs[40]
     cdef int vals[40]
     cdef u64 fl[40]
+    cdef u64 keys[40]
     cdef u64 odd = 0, q, m
     cdef TTEntry* e
     if not pv and n <= EG_SHALLOW:
-        return eg_shallow(st, P, O, E, n, alpha, beta)
+        return eg_shallow(st, P, O, E, odd_quadrants(st, E), n, alpha, beta)
     if st.nodes >= st.check_at and poll(st):
         return 0
     st.nodes += 1
@@ -214,6 +280,9 @@ cdef int eg_search(SearchState* st, u64 P, u64 O, int alpha, int beta, int ply, 
         st.seldepth = ply
     if pv:
         st.pv_len[ply] = ply
+    if n >= EG_TT_MIN:
+        key = position_hash(P, O)
+        tt_prefetch(&st.tt, key)
     moves = bb_moves(P, O, st.mask)
     if moves == 0:
         if bb_moves(O, P, st.mask) == 0:
@@ -233,11 +302,10 @@ cdef int eg_search(SearchState* st, u64 P, u64 O, int alpha, int beta, int ply, 
             return bound
     tmove = TT_NO_MOVE
     if n >= EG_TT_MIN:
-        key = position_hash(P, O)
         e = tt_probe(&st.tt, key)
         if e != NULL:
             tmove = e.move
-            if e.depth == TT_SOLVED and not pv:
+            if e.depth >= TT_SOLVED and not pv:
                 lower = e.lower // 100
                 upper = e.upper // 100
                 if lower >= beta:
@@ -258,14 +326,20 @@ cdef int eg_search(SearchState* st, u64 P, u64 O, int alpha, int beta, int ply, 
             tmove = e.move
     if not pv and n >= EG_ETC_MIN:
         # enhanced transposition cut-off: a child already proven bad enough for O cuts here
+        # (every child's bucket is fetched first, so that the cache misses overlap)
+        cnt = 0
         m = moves
         while m:
             sq = oe_ctz(m)
             m &= m - 1
             bit = (<u64>1) << sq
             f = bb_flips(P, O, sq)
-            e = tt_probe(&st.tt, position_hash(O ^ f, P ^ f ^ bit))
-            if e != NULL and e.depth == TT_SOLVED and e.upper != TT_NONE:
+            keys[cnt] = position_hash(O ^ f, P ^ f ^ bit)
+            tt_prefetch(&st.tt, keys[cnt])
+            cnt += 1
+        for i in range(cnt):
+            e = tt_probe(&st.tt, keys[i])
+            if e != NULL and e.depth >= TT_SOLVED and e.upper != TT_NONE:
                 v = -(e.upper // 100)
                 if v >= beta:
                     return v
@@ -305,6 +379,9 @@ cdef int eg_search(SearchState* st, u64 P, u64 O, int alpha, int beta, int ply, 
         fl[cnt] = f
         cP = O ^ f
         cO = P ^ f ^ bit
+        if n > EG_TT_MIN:
+            # the child will probe the table: start fetching its bucket now
+            tt_prefetch(&st.tt, position_hash(cP, cO))
         om = bb_moves(cP, cO, st.mask)
         if n >= EG_SORT_EVAL:
             if n >= EG_SORT_D2:
@@ -359,9 +436,9 @@ cdef int eg_search(SearchState* st, u64 P, u64 O, int alpha, int beta, int ply, 
                     break
     if n >= EG_TT_MIN:
         if best >= beta:
-            tt_store(&st.tt, key, TT_SOLVED, 100 * best, TT_NONE, bestmove)
+            tt_store(&st.tt, key, TT_SOLVED + n * EG_TT_BY_N, 100 * best, TT_NONE, bestmove)
         elif best > a0:
-            tt_store(&st.tt, key, TT_SOLVED, 100 * best, 100 * best, bestmove)
+            tt_store(&st.tt, key, TT_SOLVED + n * EG_TT_BY_N, 100 * best, 100 * best, bestmove)
         else:
-            tt_store(&st.tt, key, TT_SOLVED, -TT_NONE, 100 * best, bestmove)
+            tt_store(&st.tt, key, TT_SOLVED + n * EG_TT_BY_N, -TT_NONE, 100 * best, bestmove)
     return best

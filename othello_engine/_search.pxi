@@ -33,12 +33,21 @@ cdef int MID_SORT_DEPTH = 1
 cdef int MID_SORT_MOB = 16
 cdef int MPC_MIN_DEPTH = 4
 cdef int MPC_MARGIN = 500
+# A requested solve is prepared by midgame iterations up to SOLVE_PREP_DEPTH plies (their table
+# moves order the solver's first plies and their score centres its first window).
+cdef int SOLVE_PREP_DEPTH = 12
+cdef int EG_ROOT_WINDOW = 1      # experiments: half-width of the solve's first window (0 = open)
 
 
 def _set_mid_tuning(str name, int value):
     """Experiments only: change one of the midgame ordering parameters."""
     global MID_SORT_SEARCH, MID_SORT_DEEP, MID_SORT_DEPTH, MID_SORT_MOB, MPC_MIN_DEPTH, MPC_MARGIN
-    if name == "mpc_depth":
+    global SOLVE_PREP_DEPTH, EG_ROOT_WINDOW
+    if name == "root_window":
+        EG_ROOT_WINDOW = value
+    elif name == "prep_depth":
+        SOLVE_PREP_DEPTH = value
+    elif name == "mpc_depth":
         MPC_MIN_DEPTH = value
     elif name == "mpc_margin":
         MPC_MARGIN = value
@@ -87,6 +96,8 @@ cdef struct SearchState:
     int nroot
     int root_done
     int order[64]
+    u64 quad_of[64]       # the empty-square parity quadrant each square lies in (0 outside)
+    u64 xs_all            # the X-squares of all four corners
     int pv_len[MAX_PLY]
     unsigned char pv[MAX_PLY][MAX_PLY]
     RootMove root[64]
@@ -453,15 +464,22 @@ cdef class Search:
         self.st.stop = 0
 
     cdef void _prepare(self, u64 mask) except *:
-        cdef int sq
+        cdef int sq, k
         if mask != self.st.mask:
             eval_ctx_init(&self.st.ev, mask)
             if self.st.mask != 0:         # a fresh table is already empty (and not yet touched)
                 tt_clear(&self.st.tt)
             self.st.mask = mask
             self.st.squares = oe_popcount(mask)
+            self.st.xs_all = 0
+            for k in range(4):
+                self.st.xs_all |= self.st.ev.xsq[k]
             for sq in range(64):
                 self.st.order[sq] = square_order_value(&self.st.ev, sq)
+                self.st.quad_of[sq] = 0
+                for k in range(4):
+                    if (self.st.ev.quadrant[k] >> sq) & 1:
+                        self.st.quad_of[sq] = self.st.ev.quadrant[k]
 
     def _lines(self, int count, bint eg, bint wld, bint only_exact):
         """The first count root moves as (move, score in centi-discs, pv) tuples."""
@@ -549,7 +567,7 @@ cdef class Search:
         while True:
             depth = done_depth + 1
             if solve != SOLVE_AUTO:
-                eg_turn = depth + lead > empties or depth > 12
+                eg_turn = depth + lead > empties or depth > SOLVE_PREP_DEPTH
             elif max_depth >= empties:
                 eg_turn = depth + lead > empties
                 if hard_time > 0:
@@ -566,8 +584,8 @@ cdef class Search:
                     eg_alpha, eg_beta = -1, 1
                 else:
                     g = int(round(guess / 100.0))
-                    eg_alpha, eg_beta = g - 1, g + 1
-                    if st.multipv > 1:
+                    eg_alpha, eg_beta = g - EG_ROOT_WINDOW, g + EG_ROOT_WINDOW
+                    if st.multipv > 1 or EG_ROOT_WINDOW == 0:
                         eg_alpha, eg_beta = -EG_INF, EG_INF
                 while True:
                     with nogil:

@@ -53,11 +53,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("positions", nargs="*", default=["1-19"], help="e.g. 1-19 20-39 40-49")
     ap.add_argument("--hash", type=int, default=64, help="transposition table MiB (default 64)")
     ap.add_argument("--dir", type=Path, default=DEFAULT_DIR, help="folder of the .obf files")
+    ap.add_argument("--limit", type=float, default=0.0, metavar="SECONDS",
+                    help="give up a position after this much time (reported as not solved, not as "
+                         "wrong; default: no limit)")
     args = ap.parse_args(argv)
     suite = load_suite(args.dir)
     numbers = [n for text in args.positions for n in parse_range(text)]
     search = _core.Search(args.hash)
     wrong = 0
+    unfinished = 0
     total_nodes = 0
     total_time = 0.0
     total_cpu = 0.0
@@ -75,21 +79,26 @@ def main(argv: list[str] | None = None) -> int:
         t0 = time.perf_counter()
         c0 = time.process_time()
         lines, _depth, nodes, exact = search.run(board.player, board.opponent, board.mask,
-                                                 60, 0, 0.0, 0.0, 0, 1, None, solve=1)
+                                                 60, 0, 0.0, args.limit, 0, 1, None, solve=1)
         dt = time.perf_counter() - t0
         cpu = time.process_time() - c0
         move, score, _pv = lines[0]
         discs = score // 100
         ok = exact and discs == expected and move in best_moves
-        wrong += not ok
+        stopped = not exact and args.limit > 0 and dt >= args.limit
+        unfinished += stopped
+        wrong += not ok and not stopped
         total_nodes += nodes
         total_time += dt
         total_cpu += cpu
         # nodes per second of CPU time: wall time on a shared machine counts other processes
         print(f"{n:>3} {board.empties:>3} {square_name(move):>4} {discs:>+5} {expected:>+6} "
               f"{nodes:>12} {dt:>8.2f} {cpu:>8.2f} {nodes / cpu / 1e6 if cpu else 0:>6.2f}"
-              + ("" if ok else "  WRONG"), flush=True)
-    print(f"total: {len(numbers)} positions, {wrong} wrong, {total_nodes} nodes, "
+              + ("" if ok else f"  not solved within {args.limit:g} s" if stopped else "  WRONG"),
+              flush=True)
+    print(f"total: {len(numbers)} positions, {wrong} wrong, "
+          + (f"{unfinished} not solved within the limit, " if args.limit > 0 else "")
+          + f"{total_nodes} nodes, "
           f"{total_time:.2f} s wall, {total_cpu:.2f} s cpu, "
           f"{total_nodes / total_cpu / 1e6 if total_cpu else 0:.2f} Mnps (cpu)")
     return 1 if wrong else 0
