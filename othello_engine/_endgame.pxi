@@ -3,11 +3,14 @@
 #
 # eg_search: principal-variation search with the transposition table (from EG_TT_MIN empties),
 #            fastest-first ordering (fewest opponent replies, corners counted twice), parity as a
-#            tie-break and a stability cut-off in null-window nodes.
+#            tie-break and a stability cut-off in null-window nodes. Table buckets are prefetched
+#            (each child's while the moves are sorted, all children's for the enhanced
+#            transposition cut-off), so that the cache misses overlap with work.
 # eg_shallow: the last EG_SHALLOW empties, null-window nodes only: no table, no sorting, moves
-#            in odd-parity quadrants first, corners first and X-squares last within a parity,
-#            only squares next to an opponent disc tried.
-# eg_last2, eg_last1: the last two empty squares without recursion, the last one by counting flips.
+#            in odd-parity quadrants first (the parity kept up to date move by move), corners
+#            first and X-squares last within a parity, only squares next to an opponent disc tried.
+# eg_last3, eg_last2, eg_last1: the last three empties by parity order alone, the last two without
+#            recursion, the last one by counting flips.
 
 cdef enum:
     EG_INF = 200
