@@ -736,12 +736,16 @@ def format_report(result: MatchResult) -> str:
     return "\n".join(lines)
 
 
-def _game_line(game: GameResult, total: int) -> str:
+def game_line(game: GameResult, total: int, with_opening: bool = False) -> str:
+    """One finished game as a progress line: number, players, result and how it ended (with the
+    opening it started from, if asked)."""
     if game.culprit:
         tail = f"{game.culprit} loses by {game.termination}: {game.reason}"
     else:
         tail = f"{game.discs:+d} discs for black" if game.discs else "draw"
-    return f"game {game.number}/{total}: {game.black} vs {game.white} {game.result_text} ({tail})"
+    opening = f" {game.opening}" if with_opening else ""
+    return (f"game {game.number}/{total}{opening}: {game.black} vs {game.white} {game.result_text} "
+            f"({tail})")
 
 
 def main(argv: Optional[list[str]] = None) -> int:
@@ -781,10 +785,10 @@ def main(argv: Optional[list[str]] = None) -> int:
                 extra += f"  LLR {state.sprt.llr:.2f}"
             err.write(f"\rgames {len(state.games)}/{total}{extra}\x1b[K")
             if game.culprit:
-                err.write("\n" + _game_line(game, total) + "\n")
+                err.write("\n" + game_line(game, total) + "\n")
             err.flush()
         else:
-            print(_game_line(game, total), file=err, flush=True)
+            print(game_line(game, total), file=err, flush=True)
 
     try:
         result = run_match(config, on_game=on_game)

@@ -35,7 +35,7 @@ from typing import Optional, TextIO
 from othello_engine.board import BLACK, parse_ggf
 from othello_engine.drivers import DriverError, EngineSpec, TimeControl
 from othello_engine.match import (GameResult, MatchConfig, MatchError, MatchResult, Opening, format_report,
-                                  load_openings, parse_engine, run_match)
+                                  game_line, load_openings, parse_engine, run_match)
 
 RUST_WRAPPER = Path(__file__).resolve().parent / "engines" / "rust_reversi_uci.py"
 OPPONENTS = ("self", "rust", "rhino")
@@ -86,14 +86,6 @@ def pick_openings(count: int, path: Optional[str]) -> tuple[Opening, ...]:
     return tuple(openings[i * len(openings) // count] for i in range(count))
 
 
-def game_line(game: GameResult, total: int) -> str:
-    if game.culprit:
-        tail = f"{game.culprit} loses by {game.termination}: {game.reason}"
-    else:
-        tail = f"{game.discs:+d} discs for black" if game.discs else "draw"
-    return f"  game {game.number}/{total} {game.opening}: {game.black} vs {game.white} {game.result_text} ({tail})"
-
-
 def think_times(result: MatchResult) -> str:
     """Each engine's mean and longest time per move (as the referee measured it), e.g.
     ``othello_engine 0.091 s (max 0.102)``."""
@@ -136,7 +128,7 @@ def play(ours: EngineSpec, opponent: Opponent, openings: tuple[Opening, ...], ar
             ggf.write(game.ggf + "\n")
             ggf.flush()
         if not args.quiet:
-            print(game_line(game, total), flush=True)
+            print("  " + game_line(game, total, with_opening=True), flush=True)
 
     # The match runs in a thread and Ctrl-C / SIGTERM only sets its stop event: an interrupt
     # raised inside run_match's own Thread.join was seen to let it return while a game was

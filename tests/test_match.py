@@ -15,7 +15,8 @@ from typing import Any
 import pytest
 
 import reference_rules as ref
-from othello_engine.board import PASS, Board, parse_ggf
+from ggf_support import replay_with_reference
+from othello_engine.board import Board, parse_ggf
 from othello_engine.match import MatchError, load_openings, parse_engine, parse_opening_line
 
 PY = sys.executable
@@ -36,23 +37,6 @@ def run_match(tmp_path: Path, *args: str, timeout: float = 80) -> tuple[subproce
     return proc, data, games
 
 
-def replay_with_reference(ggf_line: str) -> int:
-    """Replay a GGF game with the reference rules (every move must be legal, every pass forced);
-    return black's final disc difference if the game ended, else raise."""
-    rec = parse_ggf(ggf_line)
-    start = rec.board.replay()
-    assert start == Board()
-    grid, color = ref.start_grid(8), ref.BLACK
-    for move in rec.board.move_stack:
-        if move == PASS:
-            assert ref.status(grid, color) == "pass"
-            grid = ref.play(grid, color, None)
-        else:
-            assert (move // 8, move % 8) in ref.legal_moves(grid, color)
-            grid = ref.play(grid, color, (move // 8, move % 8))
-        color = ref.other(color)
-    assert ref.status(grid, color) == "over", "a normal game must be played to the end"
-    return ref.final_score(grid)
 
 
 def test_self_play_and_random_mover_all_protocols(tmp_path: Path) -> None:

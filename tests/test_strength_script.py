@@ -17,7 +17,7 @@ from typing import Optional
 import pytest
 
 import reference_rules as ref
-from othello_engine.board import PASS, Board, parse_ggf
+from ggf_support import replay_with_reference
 
 PY = sys.executable
 ROOT = Path(__file__).resolve().parent.parent
@@ -117,21 +117,6 @@ def test_wrapper_rejects_bad_input_and_keeps_its_position() -> None:
     assert [square_of(m) in ref.legal_moves(grid, ref.WHITE) for m in bestmoves(out)] == [True]
 
 
-def replay(ggf_line: str) -> int:
-    """Black's final disc difference of a GGF game replayed by the reference rules."""
-    record = parse_ggf(ggf_line)
-    assert record.board.replay() == Board()
-    grid, color = ref.start_grid(8), ref.BLACK
-    for move in record.board.move_stack:
-        if move == PASS:
-            assert ref.status(grid, color) == "pass"
-            grid = ref.play(grid, color, None)
-        else:
-            assert (move // 8, move % 8) in ref.legal_moves(grid, color)
-            grid = ref.play(grid, color, (move // 8, move % 8))
-        color = ref.other(color)
-    assert ref.status(grid, color) == "over"
-    return ref.final_score(grid)
 
 
 @needs_rust
@@ -151,7 +136,7 @@ def test_wrapper_plays_refereed_games_against_our_engine(tmp_path: Path) -> None
     assert len(games) == 2 and {g["black"] for g in games} == {"rust", "ours"}
     assert all(g["termination"] == "normal" and g["culprit"] is None for g in games), games
     lines = ggf.read_text().splitlines()
-    assert [replay(line) for line in lines] == [g["discs"] for g in games]
+    assert [replay_with_reference(line) for line in lines] == [g["discs"] for g in games]
     assert data["engines"][0]["id"].startswith("rust-reversi")
 
 
