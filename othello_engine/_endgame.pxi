@@ -272,7 +272,7 @@ cdef int eg_search(SearchState* st, u64 P, u64 O, int alpha, int beta, int ply, 
     cdef int vals[40]
     cdef u64 fl[40]
     cdef u64 keys[40]
-    cdef u64 odd = 0, q, m
+    cdef u64 odd, m
     cdef TTEntry* e
     if not pv and n <= EG_SHALLOW:
         return eg_shallow(st, P, O, E, odd_quadrants(st, E), n, alpha, beta)
@@ -346,10 +346,7 @@ cdef int eg_search(SearchState* st, u64 P, u64 O, int alpha, int beta, int ply, 
                 v = -(e.upper // 100)
                 if v >= beta:
                     return v
-    for k in range(4):
-        q = E & st.ev.quadrant[k]
-        if oe_popcount(q) & 1:
-            odd |= q
+    odd = odd_quadrants(st, E)
     best = -EG_INF
     bestmove = TT_NO_MOVE
     a0 = alpha

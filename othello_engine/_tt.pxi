@@ -7,7 +7,7 @@
 # the same position, else evicts the entry with the least depth, counting old generations as
 # shallower.
 
-from libc.stdlib cimport calloc, free
+from libc.stdlib cimport free
 from libc.string cimport memset
 
 cdef enum:
@@ -98,13 +98,18 @@ cdef extern from *:
     void* oe_table_alloc(size_t bytes) noexcept nogil
 
 
+cdef inline TTEntry* tt_bucket(TTable* t, u64 key) noexcept nogil:
+    """The first entry of key's bucket."""
+    return t.entries + ((key & (t.n_entries - 1)) & ~(<u64>(TT_BUCKET - 1)))
+
+
 cdef inline void tt_prefetch(TTable* t, u64 key) noexcept nogil:
     """Start loading key's bucket into the cache (a probe soon after finds it there)."""
-    oe_prefetch(t.entries + ((key & (t.n_entries - 1)) & ~(<u64>(TT_BUCKET - 1))))
+    oe_prefetch(tt_bucket(t, key))
 
 
 cdef inline TTEntry* tt_probe(TTable* t, u64 key) noexcept nogil:
-    cdef TTEntry* b = t.entries + ((key & (t.n_entries - 1)) & ~(<u64>(TT_BUCKET - 1)))
+    cdef TTEntry* b = tt_bucket(t, key)
     cdef int i
     for i in range(TT_BUCKET):
         if b[i].key == key:
@@ -113,7 +118,7 @@ cdef inline TTEntry* tt_probe(TTable* t, u64 key) noexcept nogil:
 
 
 cdef inline void tt_store(TTable* t, u64 key, int depth, int lower, int upper, int move) noexcept nogil:
-    cdef TTEntry* b = t.entries + ((key & (t.n_entries - 1)) & ~(<u64>(TT_BUCKET - 1)))
+    cdef TTEntry* b = tt_bucket(t, key)
     cdef TTEntry* e = NULL
     cdef int i, worth, least = 1 << 30
     for i in range(TT_BUCKET):
