@@ -1,5 +1,5 @@
 """Strength benchmark: refereed matches of the engine at a fixed time per move against a weaker
-setting of itself, rust-reversi and gtp-rhino, from balanced openings; prints W-L-D, Elo and LOS.
+setting of itself, rust-reversi, gtp-rhino and Zebra, from balanced openings; prints W-L-D, Elo and LOS.
 
 Every game goes through othello_engine.match (the code behind ``othello-match``): each engine is
 its own process, the referee owns the board, clocks, illegal moves, crashes and hangs, and every
@@ -12,6 +12,9 @@ opening is played twice with colours swapped. Opponents:
   rhino  gtp-rhino, GRhino's GTP front end (Debian package grhino), at --rhino-level with its
          opening book off; it plays by its level's search depths (--rhino-time puts it on a
          movetime the referee enforces); target: more than 50% of the points
+  zebra  Zebra (built by the user from GitHub lk16/zebra, see the README), through
+         scripts/engines/zebra_ugi.py, at the same time per move (or --zebra-depth plies);
+         --zebra PATH or $ZEBRA_BIN; target: at least 50% of the points
 
 An opponent that is not installed is skipped with a line saying so.
 
@@ -22,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import os
 import shlex
 import shutil
 import signal
@@ -38,9 +42,10 @@ from othello_engine.match import (GameResult, MatchConfig, MatchError, MatchResu
                                   game_line, load_openings, parse_engine, run_match)
 
 RUST_WRAPPER = Path(__file__).resolve().parent / "engines" / "rust_reversi_uci.py"
-OPPONENTS = ("self", "rust", "rhino")
-TARGETS = {"rust": (0.90, ">="), "rhino": (0.50, ">")}
-"""The points share our engine must reach against an opponent (issue 3)."""
+ZEBRA_WRAPPER = Path(__file__).resolve().parent / "engines" / "zebra_ugi.py"
+OPPONENTS = ("self", "rust", "rhino", "zebra")
+TARGETS = {"rust": (0.90, ">="), "rhino": (0.50, ">"), "zebra": (0.50, ">=")}
+"""The points share our engine must reach against an opponent (issues 3 and 13)."""
 
 
 @dataclass(frozen=True)
@@ -58,8 +63,29 @@ def rhino_program() -> Optional[str]:
     return shutil.which("gtp-rhino") or shutil.which("/usr/games/gtp-rhino")
 
 
+def zebra_program(path: Optional[str]) -> Optional[str]:
+    """The Zebra binary (--zebra, else $ZEBRA_BIN) when it is an executable file, or None."""
+    path = path or os.environ.get("ZEBRA_BIN")
+    if not path:
+        return None
+    found = shutil.which(path)
+    return found if found and Path(found).is_file() else None
+
+
 def make_opponent(key: str, args: argparse.Namespace) -> Opponent:
     py = sys.executable
+    if key == "zebra":
+        program = zebra_program(args.zebra)
+        if program is None:
+            return Opponent(key, None, "Zebra is not available (build it from GitHub lk16/zebra, then give "
+                                       "--zebra PATH or set ZEBRA_BIN): skipped")
+        command = [py, str(ZEBRA_WRAPPER), "--zebra", program]
+        if args.zebra_data:
+            command += ["--data", args.zebra_data]
+        if args.zebra_depth:
+            return Opponent(key, parse_engine([f"cmd={shlex.join(command)}", f"name=zebra-d{args.zebra_depth}",
+                                               f"depth={args.zebra_depth}"]))
+        return Opponent(key, parse_engine([f"cmd={shlex.join(command)}", "name=zebra", f"movetime={args.time:g}"]))
     if key == "self":
         return Opponent(key, parse_engine([f"cmd={args.ours}", f"name=othello_engine-d{args.weak_depth}",
                                            f"depth={args.weak_depth}"]))
@@ -165,18 +191,23 @@ def play(ours: EngineSpec, opponent: Opponent, openings: tuple[Opening, ...], ar
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--time", type=float, default=0.1,
-                    help="seconds per move for our engine and rust-reversi (default 0.1)")
+                    help="seconds per move for our engine, rust-reversi and Zebra (default 0.1)")
     ap.add_argument("--openings", type=int, default=10,
                     help="openings, each played twice with colours swapped (default 10: 20 games per opponent)")
     ap.add_argument("--openings-file", metavar="FILE",
                     help="openings file as othello-match reads it (default: the shipped balanced set)")
     ap.add_argument("--opponents", default=",".join(OPPONENTS),
-                    help="comma-separated: self, rust, rhino (default all; missing ones are skipped)")
+                    help="comma-separated: self, rust, rhino, zebra (default all; missing ones are skipped)")
     ap.add_argument("--weak-depth", type=int, default=4, help="depth of the weaker self (default 4)")
     ap.add_argument("--rhino-level", type=int, default=3, choices=range(1, 6),
                     help="gtp-rhino level 1..5 (default 3)")
     ap.add_argument("--rhino-time", type=float, metavar="S",
                     help="also hold gtp-rhino to S seconds per move (default: its level decides)")
+    ap.add_argument("--zebra", metavar="PATH", help="the Zebra binary (default: $ZEBRA_BIN)")
+    ap.add_argument("--zebra-data", metavar="DIR",
+                    help="the directory holding Zebra's coeffs2.bin (default: $ZEBRA_DATA, else the binary's)")
+    ap.add_argument("--zebra-depth", type=int, metavar="N",
+                    help="Zebra searches N plies a move instead of --time seconds")
     ap.add_argument("--ours", default=shlex.join([sys.executable, "-m", "othello_engine"]), metavar="CMD",
                     help="our engine's command line (default: this Python's -m othello_engine)")
     ap.add_argument("--concurrency", type=int, default=1, help="games played at once (default 1)")
@@ -198,8 +229,10 @@ def main(argv: Optional[list[str]] = None) -> int:
         print(f"strength.py: error: unknown opponent {unknown[0] if unknown else ''!r}; "
               f"expected some of {', '.join(OPPONENTS)}", file=sys.stderr)
         return 2
-    if not args.time > 0 or args.weak_depth < 1 or (args.rhino_time is not None and not args.rhino_time > 0):
-        print("strength.py: error: --time and --rhino-time must be > 0, --weak-depth >= 1", file=sys.stderr)
+    if (not args.time > 0 or args.weak_depth < 1 or (args.rhino_time is not None and not args.rhino_time > 0)
+            or (args.zebra_depth is not None and not 1 <= args.zebra_depth <= 60)):
+        print("strength.py: error: --time and --rhino-time must be > 0, --weak-depth >= 1, "
+              "--zebra-depth 1..60", file=sys.stderr)
         return 2
     try:
         ours = parse_engine([f"cmd={args.ours}", "name=othello_engine", f"movetime={args.time:g}"])
