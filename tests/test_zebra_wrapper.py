@@ -317,12 +317,16 @@ def test_exact_scores_and_moves_match_the_reference_solver() -> None:
                 break
     lines = ["uci"]
     for grid, color in cases:
-        lines += [f"position board {ref.grid_text(grid)} {side(color)}", "go exact"]
+        lines += [f"position board {ref.grid_text(grid)} {side(color)}", "go exact movetime 20000"]
+    lines += ["go wld"]                    # the last position again, for win/draw/loss only
     out = session(lines)
     moves = bestmoves(out)
-    assert len(moves) == len(cases)
+    assert len(moves) == len(cases) + 1
     memo: dict = {}
     blocks = "\n".join(out).split("bestmove")
+    last = ref.solve(*cases[-1], memo)
+    wld = [line.split("score wld ")[1].split()[0] for line in blocks[-2].splitlines() if "score wld" in line]
+    assert wld and wld[-1] == ("win" if last > 0 else "loss" if last < 0 else "draw"), (wld, last)
     for (grid, color), move, block in zip(cases, moves, blocks):
         best = ref.solve(grid, color, memo)
         scores = [line.split("score disc ")[1].split()[0] for line in block.splitlines() if "score disc" in line]

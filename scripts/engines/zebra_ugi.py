@@ -67,7 +67,7 @@ import sys
 import tempfile
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Optional
 
@@ -145,8 +145,9 @@ def parse_status(line: str) -> Optional[Report]:
         i += 1
     score_words, rest = tokens[:i], tokens[i:]
     nodes = None
-    if rest:
-        count, unit = _NODES.match(rest[0]).groups()  # type: ignore[union-attr]
+    counted = _NODES.match(rest[0]) if rest else None
+    if counted is not None:
+        count, unit = counted.groups()
         nodes = int(count) * {"": 1, "k": 10 ** 3, "M": 10 ** 6, "G": 10 ** 9}[unit]
         rest = rest[1:]
     pv: list[str] = []
@@ -259,7 +260,6 @@ class Outcome:
     report: Optional[Report] = None
     cut: bool = False
     error: str = ""
-    reports: list[Report] = field(default_factory=list)
 
 
 def run_zebra(config: Config, workdir: Path, board: Board, req: Request, stop: threading.Event,
@@ -308,7 +308,6 @@ def run_zebra(config: Config, workdir: Path, board: Board, req: Request, stop: t
                 report = parse_status(line)
                 if report is not None and report.pv:
                     outcome.report = report
-                    outcome.reports.append(report)
                     on_report(report)
     finally:
         os.close(master)
@@ -476,7 +475,8 @@ class Session:
             plan = clock_budget(clock, inc, limit.moves_to_go, board.empties, overhead)
             assert plan.soft is not None and plan.hard is not None
             budget = (plan.soft + plan.hard) / 2
-        timed = limit.infinite or budget is not None
+        # exact and wld need Zebra's depth mode: in its timed mode Zebra decides itself when to solve
+        timed = (limit.infinite or budget is not None) and not (limit.exact or limit.wld)
         depth = limit.depth if limit.depth is not None else (None if timed else self.config.depth)
         if depth is not None:
             depth = min(depth, 60)
