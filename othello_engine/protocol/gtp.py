@@ -33,6 +33,7 @@ COMMANDS: Final = (
 """Every command, in ``list_commands`` order."""
 
 _CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
+_ID = re.compile(r"[0-9]{1,18}")
 
 
 class GtpError(ValueError):
@@ -163,7 +164,7 @@ class GtpSession:
         if not tokens:
             return True
         ident = ""
-        if tokens[0].isdigit():
+        if _ID.fullmatch(tokens[0]):
             ident, tokens = tokens[0], tokens[1:]
             if not tokens:
                 self.reply(ident, error="syntax error: an id with no command")

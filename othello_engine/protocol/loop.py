@@ -126,7 +126,7 @@ def protocol_of(first: str) -> str:
     ('uci', 'uci', 'uci')
     """
     words = first.split("#", 1)[0].split()
-    if words and words[0].isdigit():  # a GTP command id
+    if words and words[0].isascii() and words[0].isdigit():  # a GTP command id
         return "gtp" if len(words) > 1 and words[1].lower() in GTP_FIRST_WORDS else "uci"
     if not words:
         return "uci"
