@@ -242,20 +242,28 @@ def test_failed_resize_keeps_the_old_table() -> None:
 
 # --- evaluation -------------------------------------------------------------------------------
 def test_evaluation_breakdown_sums_and_is_symmetric() -> None:
-    engine = Engine(hash_mb=1)
+    classic = Engine(hash_mb=1, evaluation_kind="classic")
+    pattern = Engine(hash_mb=1)
+    families = [name for name, _, _ in _core.PATTERN_FAMILIES]
+    scalars = ["pattern_" + name for name in _core.PATTERN_SCALARS]
     rng = random.Random(9)
     for _ in range(30):
         b = random_board(8, rng.randint(4, 50), rng)
         if b.is_game_over():
             continue
-        terms = engine.evaluation(b)
+        terms = classic.evaluation(b)
         total = terms.pop("total")
-        assert set(terms) >= {"discs", "mobility", "potential_mobility", "corners", "x_squares",
+        assert set(terms) == {"discs", "mobility", "potential_mobility", "corners", "x_squares",
                               "c_squares", "position", "stability", "parity"}
         assert total == max(-6300, min(6300, sum(terms.values())))
         for k in range(1, 8):
             p = _core.symmetry(b.player, k)
             o = _core.symmetry(b.opponent, k)
             assert _core.evaluate_position(p, o) == total
+        # the pattern breakdown: the same named features, their sum, then the pattern's parts
+        full = pattern.evaluation(b)
+        assert {k: full[k] for k in terms} == terms and full["classic"] == total
+        assert full["pattern"] == sum(full[k] for k in families + scalars)
+        assert full["total"] == max(-6300, min(6300, full["pattern"]))
     start = Board()
-    assert engine.evaluation(start)["total"] == 0
+    assert classic.evaluation(start)["total"] == 0
