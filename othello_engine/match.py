@@ -336,7 +336,8 @@ def play_game(number: int, black: Player, white: Player, opening: Opening, margi
         except EngineFailure as exc:
             fault, culprit_color = Fault(_kind(exc), exc.message), color
             break
-        elapsed = time.monotonic() - t0
+        # the move's time ends when its line arrived, however long reading the lines before it took
+        elapsed = max(0.0, (time.monotonic() if reply.arrived is None else reply.arrived) - t0)
         if allowed is not None and elapsed > allowed:
             what = "clock" if clocks[color] is not None and (tc.movetime is None or clocks[color] <= tc.movetime) \
                 else "movetime"
@@ -768,14 +769,20 @@ def main(argv: Optional[list[str]] = None) -> int:
             print(f"othello-match: error: cannot write the GGF file {args.ggf!r}", file=err)
             return 2
     ggf_file: Optional[TextIO] = None
+    write_failed: list[str] = []  # what could not be written; the match goes on without it
 
     def on_game(game: GameResult, state: MatchResult) -> None:
         nonlocal ggf_file
-        if args.ggf and game.ggf:
-            if ggf_file is None:  # created with the first game, so a match that never starts leaves none
-                ggf_file = open(args.ggf, "w", encoding="utf-8")
-            ggf_file.write(game.ggf + "\n")
-            ggf_file.flush()
+        if args.ggf and game.ggf and not write_failed:
+            try:
+                if ggf_file is None:  # created with the first game, so a match that never starts leaves none
+                    ggf_file = open(args.ggf, "w", encoding="utf-8")
+                ggf_file.write(game.ggf + "\n")
+                ggf_file.flush()
+            except OSError as exc:
+                write_failed.append(f"the GGF file {args.ggf!r}")
+                print(f"othello-match: error: cannot write the GGF file {args.ggf!r}: "
+                      f"{exc.strerror or exc}; the match goes on without it", file=err, flush=True)
         if args.quiet:
             return
         if live:
@@ -797,21 +804,42 @@ def main(argv: Optional[list[str]] = None) -> int:
         return 2
     finally:
         if ggf_file is not None:
-            ggf_file.close()
+            try:
+                ggf_file.close()
+            except OSError:  # the last flush failed: already reported, or reported now
+                if not write_failed:
+                    write_failed.append(f"the GGF file {args.ggf!r}")
+                    print(f"othello-match: error: cannot write the GGF file {args.ggf!r}", file=err)
     if live:
         err.write("\n")
     # with --json - stdout carries the JSON alone (for pipes), so the report goes to stderr
-    print(format_report(result), file=err if args.json == "-" else sys.stdout)
+    report = format_report(result)
+    try:
+        print(report, file=err if args.json == "-" else sys.stdout, flush=True)
+    except OSError as exc:  # stdout is full or gone: the results still reach the user
+        write_failed.append("the report on standard output")
+        print(f"othello-match: error: cannot write the report: {exc.strerror or exc}\n{report}", file=err)
     if args.json:
         data = result.to_json()
         data["skipped_openings"] = [asdict(s) for s in skipped]
         text = json.dumps(data, indent=2)
-        if args.json == "-":
-            print(text)
-        else:
-            with open(args.json, "w", encoding="utf-8") as f:
-                f.write(text + "\n")
-    return 130 if result.stopped_early == "interrupted" else 0
+        try:
+            if args.json == "-":
+                print(text, flush=True)
+            else:
+                with open(args.json, "w", encoding="utf-8") as f:
+                    f.write(text + "\n")
+        except OSError as exc:
+            write_failed.append(f"the JSON summary {args.json!r}")
+            print(f"othello-match: error: cannot write the JSON summary {args.json!r}: "
+                  f"{exc.strerror or exc}", file=err)
+    if result.stopped_early == "interrupted":
+        return 130
+    if write_failed:
+        print(f"othello-match: {' and '.join(write_failed)} could not be written (the report above "
+              "has every game)", file=err)
+        return 1
+    return 0
 
 
 if __name__ == "__main__":
