@@ -25,9 +25,9 @@ from typing import IO, Any, Callable, Generator, Iterable, Iterator, Mapping, Op
 
 from othello_engine.board import (BLACK, PASS, Board, OthelloError, Square, parse_ggf, parse_obf,
                                   parse_square, square_name)
-from othello_engine.textnum import ascii_float, ascii_int
 from othello_engine.client import (Engine, EngineError, EngineTerminatedError, EngineTimeoutError,
                                    Info, Limit, PlayResult)
+from othello_engine.textnum import float_arg, int_arg
 
 FORMATS = ("obf", "board", "fen", "moves", "ggf")
 DEFAULT_DEPTH = 12
@@ -769,22 +769,6 @@ def plot_games(games: Mapping[tuple[str, int], list[Record]], path: str) -> list
 
 # --- the command -------------------------------------------------------------------------------
 
-def _int_arg(text: str) -> int:
-    """An argparse type: an integer in ASCII digits (``int()`` also reads ``'٣'``)."""
-    value = ascii_int(text.strip())
-    if value is None:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer")
-    return value
-
-
-def _float_arg(text: str) -> float:
-    """An argparse type: a finite number in ASCII digits."""
-    value = ascii_float(text.strip())
-    if value is None:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number")
-    return value
-
-
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="othello-analyze",
@@ -799,19 +783,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--format", choices=("auto",) + FORMATS, default="auto",
                    help="input format (default: detect per line)")
     lim = p.add_argument_group("limits (per position)")
-    lim.add_argument("--depth", type=_int_arg, help=f"search depth (default {DEFAULT_DEPTH} when no "
+    lim.add_argument("--depth", type=int_arg, help=f"search depth (default {DEFAULT_DEPTH} when no "
                                                 "other limit is given)")
-    lim.add_argument("--time", type=_float_arg, help="seconds per position")
-    lim.add_argument("--nodes", type=_int_arg, help="nodes per position")
+    lim.add_argument("--time", type=float_arg, help="seconds per position")
+    lim.add_argument("--nodes", type=int_arg, help="nodes per position")
     lim.add_argument("--exact", action="store_true", help="solve to the exact final score")
-    lim.add_argument("--timeout", type=_float_arg,
+    lim.add_argument("--timeout", type=float_arg,
                      help="give up on a position after this many seconds (default: none, or "
                           "--time plus 5 s)")
-    p.add_argument("--multipv", type=_int_arg, default=1, metavar="K", help="analyse the K best moves")
+    p.add_argument("--multipv", type=int_arg, default=1, metavar="K", help="analyse the K best moves")
     out = p.add_mutually_exclusive_group()
     out.add_argument("--json", action="store_true", help="one JSON object per line")
     out.add_argument("--csv", action="store_true", help="CSV with a header row")
-    p.add_argument("--jobs", "-j", type=_int_arg, default=1, metavar="N",
+    p.add_argument("--jobs", "-j", type=int_arg, default=1, metavar="N",
                    help="engine processes in parallel (output stays in input order)")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
     p.add_argument("--plot", metavar="FILE.png",
@@ -824,7 +808,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="the engine's protocol: the UCI-like one (default) or its UGI dialect")
     eng.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                      help="set an engine option (repeatable)")
-    eng.add_argument("--hash", type=_int_arg, metavar="MB", help="transposition table size")
+    eng.add_argument("--hash", type=int_arg, metavar="MB", help="transposition table size")
     return p
 
 

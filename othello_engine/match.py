@@ -33,6 +33,7 @@ from othello_engine.board import (BLACK, PASS, WHITE, Board, OthelloError, forma
 from othello_engine.drivers import (PROTOCOLS, DriverError, EngineFailure, EngineSpec,
                                     EngineStartError, EngineTimeout, MoveRequest, Player, TimeControl,
                                     make_player)
+from othello_engine.textnum import ascii_float, float_arg, int_arg
 
 
 class MatchError(ValueError):
@@ -52,27 +53,35 @@ def parse_time_control(key: str, value: str, engine: str = "") -> TimeControl:
     try:
         if key == "tc":
             base, _, inc = value.partition("+")
-            tc = TimeControl(base=float(base), inc=float(inc) if inc else 0.0)
+            tc = TimeControl(base=_real(base), inc=_real(inc) if inc else 0.0)
             if not (tc.base and tc.base > 0 and math.isfinite(tc.base)) or not 0 <= tc.inc < math.inf:
                 raise ValueError
             return tc
         if key == "movetime":
-            t = float(value)
+            t = _real(value)
             if not 0 < t < math.inf:
                 raise ValueError
             return TimeControl(movetime=t)
         if key in ("depth", "nodes"):
-            n = int(value)
+            n = int_arg(value)
             if n < 1:
                 raise ValueError
             return TimeControl(depth=n) if key == "depth" else TimeControl(nodes=n)
-    except ValueError:
+    except (ValueError, argparse.ArgumentTypeError):
         pass
     forms = {"tc": "BASE[+INC] in seconds, e.g. 10+0.1", "movetime": "seconds > 0",
              "depth": "an integer >= 1", "nodes": "an integer >= 1"}
     if key not in forms:
         raise MatchError(f"{who}unknown time control {key!r}")
     raise MatchError(f"{who}bad time control {key}={value!r}: expected {forms[key]}")
+
+
+def _real(text: str) -> float:
+    """A number in ASCII digits; ValueError otherwise (``float()`` also reads ``'٣'``)."""
+    value = ascii_float(text.strip())
+    if value is None:
+        raise ValueError(text)
+    return value
 
 
 def _merge_tc(a: TimeControl, b: TimeControl) -> TimeControl:
@@ -651,19 +660,19 @@ def _build_parser() -> argparse.ArgumentParser:
                          "[tc=BASE+INC | movetime=S | depth=N | nodes=N] [option.NAME=VALUE]")
     ap.add_argument("--each", nargs="+", metavar="KEY=VALUE", default=[],
                     help="settings for every engine (an engine's own settings win)")
-    ap.add_argument("--games", type=int, default=2, help="games per pairing (default 2)")
+    ap.add_argument("--games", type=int_arg, default=2, help="games per pairing (default 2)")
     ap.add_argument("--openings", metavar="FILE",
                     help="openings: move lines (f5d6c4...), FEN or board lines; default: the shipped set")
-    ap.add_argument("--concurrency", type=int, default=1, help="games played at once (default 1)")
+    ap.add_argument("--concurrency", type=int_arg, default=1, help="games played at once (default 1)")
     ap.add_argument("--gauntlet", action="store_true", help="the first engine against each other one "
                     "(default: round robin)")
     ap.add_argument("--sprt", nargs="+", metavar="KEY=VALUE",
                     help="stop early on a verdict: elo0=0 elo1=10 alpha=0.05 beta=0.05")
-    ap.add_argument("--margin", type=float, default=0.5,
+    ap.add_argument("--margin", type=float_arg, default=0.5,
                     help="seconds an engine may exceed its time before it loses (default 0.5)")
-    ap.add_argument("--move-timeout", type=float, default=60.0,
+    ap.add_argument("--move-timeout", type=float_arg, default=60.0,
                     help="seconds to wait for a move without a clock or movetime (default 60)")
-    ap.add_argument("--handshake-timeout", type=float, default=10.0,
+    ap.add_argument("--handshake-timeout", type=float_arg, default=10.0,
                     help="seconds an engine has to start and answer its handshake (default 10)")
     ap.add_argument("--ggf", default="othello-match.ggf", metavar="FILE",
                     help="write every game here, one GGF line each (default othello-match.ggf; '' for none)")

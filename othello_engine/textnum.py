@@ -15,6 +15,7 @@ number" (None) for the caller to report.
 
 from __future__ import annotations
 
+import argparse
 import re
 from typing import Optional
 
@@ -45,3 +46,19 @@ def ascii_float(text: str) -> Optional[float]:
 def ascii_digits(text: str) -> bool:
     """True when text is one or more ASCII digits (``str.isdigit`` also takes ``'²'``, ``'٣'``)."""
     return bool(re.fullmatch(r"[0-9]+", text, re.ASCII))
+
+
+def int_arg(text: str) -> int:
+    """An argparse type: an integer in ASCII digits (``int()`` also reads ``'٣'``)."""
+    value = ascii_int(text.strip())
+    if value is None:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer")
+    return value
+
+
+def float_arg(text: str) -> float:
+    """An argparse type: a finite number in ASCII digits."""
+    value = ascii_float(text.strip())
+    if value is None:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number")
+    return value
