@@ -680,8 +680,8 @@ def _ggf_properties(body: str, text: str) -> list[tuple[str, str]]:
             raise InvalidBoardError(f"bad GGF {_clip(text)!r}: unreadable text {_clip(body[i:])!r}")
         end = _value_end(body, m.end())
         if end < 0:
-            raise InvalidBoardError(f"bad GGF {_clip(text)!r}: the value of {m.group(1)} at character "
-                                    f"{i + 2} has no closing ']'")
+            raise InvalidBoardError(f"bad GGF: the value of {m.group(1)} at character {i + 2} has no "
+                                    "closing ']'")
         props.append((m.group(1), body[m.end():end]))
         i = end + 1
     return props

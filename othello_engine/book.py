@@ -138,6 +138,8 @@ class Book:
         once when it starts waiting."""
         name = os.fspath(path)
         p = Path(name)
+        if "\x00" in name:
+            raise BookError(f"book {name!r} is not a file name (it holds a NUL character)")
         try:
             st: Optional[os.stat_result] = os.stat(name)
         except FileNotFoundError:
