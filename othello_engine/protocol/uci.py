@@ -102,12 +102,12 @@ def _set_hash(session: "UciSession", mb: int) -> None:
     try:
         session.engine.set_hash(mb)
     except MemoryError:
-        # The core frees the old table before allocating the new one: allocate the previous
-        # size again (cleared), so that the engine never searches without a table.
-        previous = session.settings["Hash"]
-        session.engine.set_hash(previous)
+        # The core freed the old table first and, failing, took its size back (cleared; the
+        # least size if even that could not be had): the engine never searches without a table.
+        kept = session.engine.hash_mb
+        session.settings["Hash"] = kept
         raise ProtocolError(f"setoption: Hash {mb} MiB cannot be allocated; "
-                            f"keeping {previous} MiB") from None
+                            f"keeping {kept} MiB") from None
 
 
 def _set_multipv(session: "UciSession", n: int) -> None:
