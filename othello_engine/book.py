@@ -48,6 +48,8 @@ DEFAULT_MARGIN = 100
 """Book moves whose score is within this many centi-discs of the best are played at random."""
 BUSY_WAIT = 60.0
 """Seconds a writer waits while another process writes the book, before it gives up."""
+LEARN_WAIT = 5.0
+"""Seconds NBoard's ``learn`` waits for a busy book (the GUI waits for its answer meanwhile)."""
 BUSY_STEP = 0.5
 """SQLite's own busy timeout per attempt (seconds); the wait goes on in steps of it."""
 
@@ -835,7 +837,7 @@ def nboard_learn(options: BookOptions, game: Board) -> list[str]:
 def learn_game(path: str, game: Board, plies: Optional[int] = None) -> str:
     """Add a game to the book file at path (opened for writing only for this); returns a one-line
     report. Raises BookError when the file cannot be used."""
-    with Book.open(path, write=True) as book:
+    with Book.open(path, write=True, busy_wait=LEARN_WAIT) as book:
         added = book.add_game(game, plies)
     return f"learned {len(game.move_stack)} moves into {path} ({added} new positions)"
 

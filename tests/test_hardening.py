@@ -373,6 +373,13 @@ def test_second_writer_waits_then_says_the_book_is_busy(tmp_path: Path) -> None:
         r = run(book_cmd("--wait", "1", "--book", str(book), "add", str(games)))
         assert r.returncode == 1 and "Traceback" not in r.stderr
         assert "is busy" in r.stderr and time.monotonic() - started < 8
+        p = Pipe("--nboard", env=dict(os.environ, OTHELLO_ENGINE_BOOK=str(book)))
+        started = time.monotonic()
+        p.send("nboard 2", "move F5", "learn")
+        lines = p.until(lambda s: s == "learned", 20)
+        assert time.monotonic() - started < 12, "learn kept the GUI waiting"
+        assert any(s.startswith("status book not written: ") and "is busy" in s for s in lines)
+        assert p.close()[0] == 0
         releaser = threading.Timer(1.0, lambda: holder.execute("COMMIT"))
         releaser.start()
         r = run(book_cmd("--book", str(book), "add", str(games)))
