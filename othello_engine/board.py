@@ -688,6 +688,7 @@ def _ggf_properties(body: str, text: str) -> list[tuple[str, str]]:
 
 
 _GGF_KEY = re.compile(r"([A-Z]{1,2})\[", re.ASCII)
+_GGF_STOP = re.compile(r"\[|;\)")
 
 
 def _ggf_games(text: str) -> tuple[list[str], str]:
@@ -704,18 +705,17 @@ def _ggf_games(text: str) -> tuple[list[str], str]:
         leftover.append(text[i:start])
         j = start + 2
         end = -1
-        while j < n:
-            ch = text[j]
-            if ch == "[":
-                close = _value_end(text, j + 1)
-                if close < 0:
-                    break
-                j = close + 1
-            elif ch == ";" and text.startswith(";)", j):
-                end = j + 2
+        while True:
+            m = _GGF_STOP.search(text, j)  # the next value or end of game: each found once
+            if m is None:
                 break
-            else:
-                j += 1
+            if m.group() == ";)":
+                end = m.end()
+                break
+            close = _value_end(text, m.end())
+            if close < 0:
+                break
+            j = close + 1
         if end < 0:
             leftover.append(text[start:])  # an unfinished game: nothing after it can close
             break
