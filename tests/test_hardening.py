@@ -452,9 +452,9 @@ def test_analyze_memory_is_bounded() -> None:
 
 def test_flooding_engine_is_timed_by_when_its_move_arrived(tmp_path: Path) -> None:
     js = tmp_path / "m.json"
-    flood = shlex.join([PY, str(FLOODER), "--flood", "200000"])
+    flood = shlex.join([PY, str(FLOODER), "--flood", "300000"])
     r = run(ENGINE + ["match", "--engine", f"cmd={flood}", "name=flood", "movetime=1", "--engine",
-                      "cmd=othello-engine", "name=ours", "depth=1", "--margin", "1", "--ggf", "",
+                      "cmd=othello-engine", "name=ours", "depth=1", "--margin", "1.5", "--ggf", "",
                       "--json", str(js), "--quiet"], timeout=120)
     assert r.returncode == 0, r.stderr
     games = json.loads(js.read_text())["games"]
