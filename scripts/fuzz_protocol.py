@@ -53,7 +53,7 @@ UCI_TEMPLATES = [
     "go wtime 100 btime 100 winc 0 binc 0", "go p1time 50 p2time 50 p1inc 1 p2inc 1", "go infinite",
     "go exact", "go wld", "go searchmoves f5 d3 depth 2", "go perft 3", "go movestogo 3 btime 40 wtime 40",
     "stop", "query p1turn", "query gameover", "query result", "d", "eval", "help", "debug on",
-    "register later", "setoption name Hash value 8", "setoption name MultiPV value 3",
+    "register later", "setoption name Hash value 8", "setoption name Hash value 4096", "setoption name MultiPV value 3",
     "setoption name Move Overhead value 20", "setoption name Clear Hash",
     "setoption name OwnBook value true", "setoption name OwnBook value false",
     "setoption name BookFile value <empty>", "setoption name BookFile value /dev/zero",
@@ -73,10 +73,17 @@ UCI_REPLY_WORDS = ("id", "option", "uciok", "ugiok", "readyok", "info", "bestmov
 def mutate(rng: random.Random, line: str) -> str:
     """A hostile variant of a command line."""
     roll = rng.random()
-    if roll < 0.05:  # plain garbage
+    if roll < 0.15:  # the command itself: valid lines must leave the engine sane too
+        return line
+    if roll < 0.35:  # one argument swapped for a hostile one: the likeliest mistake of a GUI
+        tokens = line.split(" ")
+        if len(tokens) > 1:
+            tokens[rng.randrange(1, len(tokens))] = rng.choice(HOSTILE_TOKENS)
+        return " ".join(tokens)
+    if roll < 0.40:  # plain garbage
         return "".join(chr(rng.choice([rng.randrange(32, 127), rng.randrange(0x80, 0x3000)]))
                        for _ in range(rng.randrange(1, 60)))
-    if roll < 0.10:  # a GGF with brackets and escapes gone wrong
+    if roll < 0.45:  # a GGF with brackets and escapes gone wrong
         body = GGF[:rng.randrange(2, len(GGF))] + rng.choice(["[", "\\", "]", ";)", "[[", "B[" * 500,
                                                             "\\]" * 50, ""]) + rng.choice(["", ";)"])
         return rng.choice(["set game ", ""]) + body
