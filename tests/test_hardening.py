@@ -256,6 +256,9 @@ def test_uci_accepts_only_ascii_digits() -> None:
     assert p.close()[0] == 0
     r = run(ENGINE + ["analyze", "--depth", "٣", "-q"], "f5\n")
     assert r.returncode == 2 and "not an integer" in r.stderr
+    r = run(ENGINE + ["--gtp"], "boardsize ٨\nkomi ٣\ntime_settings ٣ 0 0\nboardsize 8\nquit\n")
+    answers = [x for x in r.stdout.split("\n\n") if x.strip()]
+    assert [a[:1] for a in answers] == ["?", "?", "?", "=", "="], answers
 
 
 # --- 5. Hash resize -----------------------------------------------------------------------------
@@ -376,7 +379,7 @@ def test_second_writer_waits_then_says_the_book_is_busy(tmp_path: Path) -> None:
         p = Pipe("--nboard", env=dict(os.environ, OTHELLO_ENGINE_BOOK=str(book)))
         started = time.monotonic()
         p.send("nboard 2", "move F5", "learn")
-        lines = p.until(lambda s: s == "learned", 20)
+        lines = p.until(lambda s: s.startswith("status book not written") or s.startswith("status learned"), 20)
         assert time.monotonic() - started < 12, "learn kept the GUI waiting"
         assert any(s.startswith("status book not written: ") and "is busy" in s for s in lines)
         assert p.close()[0] == 0
