@@ -440,14 +440,21 @@ cdef class Search:
 
     def __dealloc__(self):
         if self.st.tt.entries != NULL:
-            free(self.st.tt.entries)
+            oe_table_free(self.st.tt.entries, self.st.tt.n_entries * sizeof(TTEntry))
             self.st.tt.entries = NULL
 
     def resize(self, int hash_mb):
         """Set the transposition table size in MiB (clears it)."""
         if hash_mb < 1:
             raise ValueError(f"hash size {hash_mb} MiB is below 1")
+        cdef int kept
         if tt_allocate(&self.st.tt, hash_mb) != 0:
+            # the old table was freed first: take its size back (or the least), so that the
+            # engine never searches without a table
+            for kept in (self.hash_mb, 1):
+                if kept >= 1 and tt_allocate(&self.st.tt, kept) == 0:
+                    self.hash_mb = kept
+                    break
             raise MemoryError(f"cannot allocate a {hash_mb} MiB transposition table")
         self.hash_mb = hash_mb
 

@@ -27,12 +27,19 @@ from othello_engine.board import (BLACK, PASS, Board, OthelloError, Square, pars
                                   parse_square, square_name)
 from othello_engine.client import (Engine, EngineError, EngineTerminatedError, EngineTimeoutError,
                                    Info, Limit, PlayResult)
+from othello_engine.textnum import float_arg, int_arg
 
 FORMATS = ("obf", "board", "fen", "moves", "ggf")
 DEFAULT_DEPTH = 12
 DEFAULT_ENGINE = [sys.executable, "-m", "othello_engine"]
 MAX_ECHO = 200
 """Characters of an input line an error record repeats; the rest is cut (see clip_input)."""
+MAX_LINE = 1 << 20
+"""Longest input line read (bytes), as in the engine: a longer one is an error record and its
+rest is read and dropped without being held in memory."""
+READ_AHEAD = 512
+"""Positions read ahead of the output at most (the input is not read further until the output
+catches up), so that an endless or huge input takes bounded memory."""
 
 
 def clip_input(text: str) -> str:
@@ -162,6 +169,8 @@ def parse_line(text: str, fmt: str = "auto") -> tuple[str, list[Position]]:
         if isinstance(exc, InputError):
             raise
         raise InputError(str(exc)) from None
+    except (ValueError, OverflowError) as exc:  # a number no reader should have let through
+        raise InputError(f"unreadable: {exc}") from None
 
 
 # --- output records --------------------------------------------------------------------------------
@@ -427,18 +436,23 @@ def _run(sources: Sequence[Source], workers: list[_Worker], limit: Limit, multip
         try:
             for name, lines in sources:
                 for number, raw in enumerate(lines, 1):
-                    if board.stopped:
+                    if not board.wait_room(index):  # read ahead only so far: memory stays bounded
                         return
                     text = raw.rstrip("\r\n")
                     if not text.strip() or text.lstrip().startswith("#"):
                         continue
                     try:
+                        length = getattr(raw, "length", len(text))
+                        if length > MAX_LINE:
+                            raise InputError(f"line of {length} bytes is longer than the "
+                                             f"{MAX_LINE} bytes a line may have: not read")
                         found, positions = parse_line(text, fmt)
-                    except InputError as exc:
-                        detected = detect_format(text) if fmt == "auto" else fmt
+                    except Exception as exc:  # a bad line is one error record, never the end
+                        detected = detect_format(text[:MAX_ECHO]) if fmt == "auto" else fmt
+                        why = str(exc) if isinstance(exc, InputError) else f"internal error: {exc!r}"
                         board.publish(index, Record(
                             file=name, line=number, input=clip_input(text),
-                            format=None if detected == "unknown" else detected, error=str(exc)))
+                            format=None if detected == "unknown" else detected, error=why))
                         index += 1
                         continue
                     for pos in positions:
@@ -488,12 +502,22 @@ def _run(sources: Sequence[Source], workers: list[_Worker], limit: Limit, multip
 class _ResultBoard:
     """Where workers leave records and the reader takes them in input order."""
 
-    def __init__(self) -> None:
+    def __init__(self, window: int = READ_AHEAD) -> None:
         self.cond = threading.Condition()
         self.results: dict[int, Record] = {}
         self.done = 0
         self.total: Optional[int] = None
         self.stopped = False
+        self.taken = 0
+        self.window = window
+
+    def wait_room(self, index: int) -> bool:
+        """Block the reader while index is window positions ahead of the consumer; False once
+        the run is stopped."""
+        with self.cond:
+            while not self.stopped and index - self.taken >= self.window:
+                self.cond.wait(0.2)
+            return not self.stopped
 
     def publish(self, index: int, record: Record) -> None:
         with self.cond:
@@ -515,6 +539,8 @@ class _ResultBoard:
                 if on_progress is not None:
                     on_progress(self.done, self.total)
             record = self.results.pop(index, None)
+            self.taken = index + 1
+            self.cond.notify_all()
             done, total = self.done, self.total
         if on_progress is not None:
             on_progress(done, total)
@@ -757,19 +783,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--format", choices=("auto",) + FORMATS, default="auto",
                    help="input format (default: detect per line)")
     lim = p.add_argument_group("limits (per position)")
-    lim.add_argument("--depth", type=int, help=f"search depth (default {DEFAULT_DEPTH} when no "
+    lim.add_argument("--depth", type=int_arg, help=f"search depth (default {DEFAULT_DEPTH} when no "
                                                 "other limit is given)")
-    lim.add_argument("--time", type=float, help="seconds per position")
-    lim.add_argument("--nodes", type=int, help="nodes per position")
+    lim.add_argument("--time", type=float_arg, help="seconds per position")
+    lim.add_argument("--nodes", type=int_arg, help="nodes per position")
     lim.add_argument("--exact", action="store_true", help="solve to the exact final score")
-    lim.add_argument("--timeout", type=float,
+    lim.add_argument("--timeout", type=float_arg,
                      help="give up on a position after this many seconds (default: none, or "
                           "--time plus 5 s)")
-    p.add_argument("--multipv", type=int, default=1, metavar="K", help="analyse the K best moves")
+    p.add_argument("--multipv", type=int_arg, default=1, metavar="K", help="analyse the K best moves")
     out = p.add_mutually_exclusive_group()
     out.add_argument("--json", action="store_true", help="one JSON object per line")
     out.add_argument("--csv", action="store_true", help="CSV with a header row")
-    p.add_argument("--jobs", "-j", type=int, default=1, metavar="N",
+    p.add_argument("--jobs", "-j", type=int_arg, default=1, metavar="N",
                    help="engine processes in parallel (output stays in input order)")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
     p.add_argument("--plot", metavar="FILE.png",
@@ -782,7 +808,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="the engine's protocol: the UCI-like one (default) or its UGI dialect")
     eng.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                      help="set an engine option (repeatable)")
-    eng.add_argument("--hash", type=int, metavar="MB", help="transposition table size")
+    eng.add_argument("--hash", type=int_arg, metavar="MB", help="transposition table size")
     return p
 
 
@@ -802,10 +828,36 @@ def _unreadable(path: str) -> Optional[str]:
     return None
 
 
+class _LongLine(str):
+    """The start of an over-long input line; ``length`` is the whole line's length in bytes."""
+
+    length: int
+
+
+def _bounded_lines(stream: IO[bytes], limit: int = MAX_LINE) -> Iterator[str]:
+    """The decoded lines of a byte stream, none longer than limit bytes held in memory: a longer
+    line gives its first 200 characters as a _LongLine carrying its full length."""
+    while True:
+        raw = stream.readline(limit + 1)
+        if not raw:
+            return
+        if len(raw) > limit and not raw.endswith(b"\n"):
+            length = len(raw)
+            while True:  # drop the rest of the line
+                more = stream.readline(limit)
+                length += len(more)
+                if not more or more.endswith(b"\n"):
+                    break
+            line = _LongLine(raw[:MAX_ECHO].decode("utf-8", errors="replace"))
+            line.length = length
+            yield line
+            continue
+        yield raw.decode("utf-8", errors="replace")
+
+
 def _open_sources(paths: Sequence[str], stdin: IO[bytes]) -> list[Source]:
     def lines_of(stream: IO[bytes]) -> Iterator[str]:
-        for raw in stream:
-            yield raw.decode("utf-8", errors="replace")
+        return _bounded_lines(stream)
 
     def file_lines(path: str) -> Iterator[str]:
         with open(path, "rb") as f:

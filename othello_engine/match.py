@@ -33,6 +33,7 @@ from othello_engine.board import (BLACK, PASS, WHITE, Board, OthelloError, forma
 from othello_engine.drivers import (PROTOCOLS, DriverError, EngineFailure, EngineSpec,
                                     EngineStartError, EngineTimeout, MoveRequest, Player, TimeControl,
                                     make_player)
+from othello_engine.textnum import ascii_float, float_arg, int_arg
 
 
 class MatchError(ValueError):
@@ -52,27 +53,35 @@ def parse_time_control(key: str, value: str, engine: str = "") -> TimeControl:
     try:
         if key == "tc":
             base, _, inc = value.partition("+")
-            tc = TimeControl(base=float(base), inc=float(inc) if inc else 0.0)
+            tc = TimeControl(base=_real(base), inc=_real(inc) if inc else 0.0)
             if not (tc.base and tc.base > 0 and math.isfinite(tc.base)) or not 0 <= tc.inc < math.inf:
                 raise ValueError
             return tc
         if key == "movetime":
-            t = float(value)
+            t = _real(value)
             if not 0 < t < math.inf:
                 raise ValueError
             return TimeControl(movetime=t)
         if key in ("depth", "nodes"):
-            n = int(value)
+            n = int_arg(value)
             if n < 1:
                 raise ValueError
             return TimeControl(depth=n) if key == "depth" else TimeControl(nodes=n)
-    except ValueError:
+    except (ValueError, argparse.ArgumentTypeError):
         pass
     forms = {"tc": "BASE[+INC] in seconds, e.g. 10+0.1", "movetime": "seconds > 0",
              "depth": "an integer >= 1", "nodes": "an integer >= 1"}
     if key not in forms:
         raise MatchError(f"{who}unknown time control {key!r}")
     raise MatchError(f"{who}bad time control {key}={value!r}: expected {forms[key]}")
+
+
+def _real(text: str) -> float:
+    """A number in ASCII digits; ValueError otherwise (``float()`` also reads ``'٣'``)."""
+    value = ascii_float(text.strip())
+    if value is None:
+        raise ValueError(text)
+    return value
 
 
 def _merge_tc(a: TimeControl, b: TimeControl) -> TimeControl:
@@ -336,7 +345,8 @@ def play_game(number: int, black: Player, white: Player, opening: Opening, margi
         except EngineFailure as exc:
             fault, culprit_color = Fault(_kind(exc), exc.message), color
             break
-        elapsed = time.monotonic() - t0
+        # the move's time ends when its line arrived, however long reading the lines before it took
+        elapsed = max(0.0, (time.monotonic() if reply.arrived is None else reply.arrived) - t0)
         if allowed is not None and elapsed > allowed:
             what = "clock" if clocks[color] is not None and (tc.movetime is None or clocks[color] <= tc.movetime) \
                 else "movetime"
@@ -650,19 +660,19 @@ def _build_parser() -> argparse.ArgumentParser:
                          "[tc=BASE+INC | movetime=S | depth=N | nodes=N] [option.NAME=VALUE]")
     ap.add_argument("--each", nargs="+", metavar="KEY=VALUE", default=[],
                     help="settings for every engine (an engine's own settings win)")
-    ap.add_argument("--games", type=int, default=2, help="games per pairing (default 2)")
+    ap.add_argument("--games", type=int_arg, default=2, help="games per pairing (default 2)")
     ap.add_argument("--openings", metavar="FILE",
                     help="openings: move lines (f5d6c4...), FEN or board lines; default: the shipped set")
-    ap.add_argument("--concurrency", type=int, default=1, help="games played at once (default 1)")
+    ap.add_argument("--concurrency", type=int_arg, default=1, help="games played at once (default 1)")
     ap.add_argument("--gauntlet", action="store_true", help="the first engine against each other one "
                     "(default: round robin)")
     ap.add_argument("--sprt", nargs="+", metavar="KEY=VALUE",
                     help="stop early on a verdict: elo0=0 elo1=10 alpha=0.05 beta=0.05")
-    ap.add_argument("--margin", type=float, default=0.5,
+    ap.add_argument("--margin", type=float_arg, default=0.5,
                     help="seconds an engine may exceed its time before it loses (default 0.5)")
-    ap.add_argument("--move-timeout", type=float, default=60.0,
+    ap.add_argument("--move-timeout", type=float_arg, default=60.0,
                     help="seconds to wait for a move without a clock or movetime (default 60)")
-    ap.add_argument("--handshake-timeout", type=float, default=10.0,
+    ap.add_argument("--handshake-timeout", type=float_arg, default=10.0,
                     help="seconds an engine has to start and answer its handshake (default 10)")
     ap.add_argument("--ggf", default="othello-match.ggf", metavar="FILE",
                     help="write every game here, one GGF line each (default othello-match.ggf; '' for none)")
@@ -768,14 +778,20 @@ def main(argv: Optional[list[str]] = None) -> int:
             print(f"othello-match: error: cannot write the GGF file {args.ggf!r}", file=err)
             return 2
     ggf_file: Optional[TextIO] = None
+    write_failed: list[str] = []  # what could not be written; the match goes on without it
 
     def on_game(game: GameResult, state: MatchResult) -> None:
         nonlocal ggf_file
-        if args.ggf and game.ggf:
-            if ggf_file is None:  # created with the first game, so a match that never starts leaves none
-                ggf_file = open(args.ggf, "w", encoding="utf-8")
-            ggf_file.write(game.ggf + "\n")
-            ggf_file.flush()
+        if args.ggf and game.ggf and not write_failed:
+            try:
+                if ggf_file is None:  # created with the first game, so a match that never starts leaves none
+                    ggf_file = open(args.ggf, "w", encoding="utf-8")
+                ggf_file.write(game.ggf + "\n")
+                ggf_file.flush()
+            except OSError as exc:
+                write_failed.append(f"the GGF file {args.ggf!r}")
+                print(f"othello-match: error: cannot write the GGF file {args.ggf!r}: "
+                      f"{exc.strerror or exc}; the match goes on without it", file=err, flush=True)
         if args.quiet:
             return
         if live:
@@ -797,21 +813,42 @@ def main(argv: Optional[list[str]] = None) -> int:
         return 2
     finally:
         if ggf_file is not None:
-            ggf_file.close()
+            try:
+                ggf_file.close()
+            except OSError:  # the last flush failed: already reported, or reported now
+                if not write_failed:
+                    write_failed.append(f"the GGF file {args.ggf!r}")
+                    print(f"othello-match: error: cannot write the GGF file {args.ggf!r}", file=err)
     if live:
         err.write("\n")
     # with --json - stdout carries the JSON alone (for pipes), so the report goes to stderr
-    print(format_report(result), file=err if args.json == "-" else sys.stdout)
+    report = format_report(result)
+    try:
+        print(report, file=err if args.json == "-" else sys.stdout, flush=True)
+    except OSError as exc:  # stdout is full or gone: the results still reach the user
+        write_failed.append("the report on standard output")
+        print(f"othello-match: error: cannot write the report: {exc.strerror or exc}\n{report}", file=err)
     if args.json:
         data = result.to_json()
         data["skipped_openings"] = [asdict(s) for s in skipped]
         text = json.dumps(data, indent=2)
-        if args.json == "-":
-            print(text)
-        else:
-            with open(args.json, "w", encoding="utf-8") as f:
-                f.write(text + "\n")
-    return 130 if result.stopped_early == "interrupted" else 0
+        try:
+            if args.json == "-":
+                print(text, flush=True)
+            else:
+                with open(args.json, "w", encoding="utf-8") as f:
+                    f.write(text + "\n")
+        except OSError as exc:
+            write_failed.append(f"the JSON summary {args.json!r}")
+            print(f"othello-match: error: cannot write the JSON summary {args.json!r}: "
+                  f"{exc.strerror or exc}", file=err)
+    if result.stopped_early == "interrupted":
+        return 130
+    if write_failed:
+        print(f"othello-match: {' and '.join(write_failed)} could not be written (the report above "
+              "has every game)", file=err)
+        return 1
+    return 0
 
 
 if __name__ == "__main__":

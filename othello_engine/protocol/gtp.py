@@ -14,6 +14,7 @@ from othello_engine import __version__
 from othello_engine.board import (BLACK, PASS, WHITE, Board, Color, OthelloError, Square, check_size,
                                   parse_square, square_name)
 from othello_engine.engine import Engine, Limit
+from othello_engine.textnum import ascii_float
 
 ENGINE_NAME: Final = "othello_engine"
 GAME_NAME: Final = "Othello"
@@ -74,17 +75,15 @@ def _clip(text: str, n: int = 30) -> str:
 
 
 def _seconds(text: str, what: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
+    number = ascii_float(text)  # ASCII digits only: float() also reads '٣'
+    value = math.nan if number is None else number
     if not (math.isfinite(value) and 0 <= value <= MAX_SECONDS):
         raise GtpError(f"syntax error: bad {what} {_clip(text)!r}: expected seconds >= 0")
     return value
 
 
 def _stones(text: str) -> int:
-    if not re.fullmatch(r"\+?\d{1,7}", text) or int(text) > MAX_STONES:
+    if not re.fullmatch(r"\+?[0-9]{1,7}", text, re.ASCII) or int(text) > MAX_STONES:
         raise GtpError(f"syntax error: bad stone count {_clip(text)!r}: expected a whole number >= 0")
     return int(text)
 
@@ -230,7 +229,7 @@ class GtpSession:
     # --- setting up -------------------------------------------------------------------------------
     def cmd_boardsize(self, args: list[str]) -> str:
         self._need(args, 1, "boardsize <size>")
-        if not re.fullmatch(r"\+?\d{1,3}", args[0]):
+        if not re.fullmatch(r"\+?[0-9]{1,3}", args[0], re.ASCII):
             raise GtpError(f"syntax error: bad size {_clip(args[0])!r}: expected a whole number")
         size = int(args[0])
         try:
@@ -253,10 +252,8 @@ class GtpSession:
 
     def cmd_komi(self, args: list[str]) -> str:
         self._need(args, 1, "komi <float>")
-        try:
-            komi = float(args[0])
-        except ValueError:
-            komi = math.nan
+        number = ascii_float(args[0])
+        komi = math.nan if number is None else number
         if not math.isfinite(komi):
             raise GtpError(f"syntax error: bad komi {_clip(args[0])!r}: expected a number")
         self.komi = komi  # accepted and kept; Othello has no komi, so it changes nothing

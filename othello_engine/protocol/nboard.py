@@ -12,6 +12,7 @@ from othello_engine.board import (BLACK, PASS, Board, OthelloError, Square, pars
                                   square_name)
 from othello_engine.book import BOOK_ENV, nboard_hint_lines, nboard_learn, options_from_environment
 from othello_engine.engine import Engine, Limit, SearchInfo, SearchResult
+from othello_engine.textnum import ascii_float, ascii_int
 
 ENGINE_NAME: Final = "othello_engine"
 """The name sent with ``set myname``; one token, since GUIs read the name up to the first space."""
@@ -80,11 +81,8 @@ def _split_word(text: str) -> tuple[str, str]:
 
 
 def _number(text: str, what: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise ProtocolError(f"bad {what} {_clip(text)!r}: expected a number") from None
-    if value != value or value in (float("inf"), float("-inf")):
+    value = ascii_float(text)  # ASCII digits only: float() also reads '٣' and '1_0'
+    if value is None:
         raise ProtocolError(f"bad {what} {_clip(text)!r}: expected a finite number")
     return value
 
@@ -189,9 +187,10 @@ class NBoardSession:
     # --- commands -----------------------------------------------------------------------------
     def cmd_nboard(self, rest: str) -> None:
         token = rest.split()[0] if rest.split() else ""
-        if not token.isdigit():
+        version = ascii_int(token, signed=False)
+        if version is None:
             raise ProtocolError(f"bad nboard command: version {_clip(token) or '(none)'!r} is not a number")
-        self.version = int(token)
+        self.version = version
         self.out(f"set myname {ENGINE_NAME}")
         if self.version != PROTOCOL_VERSION:
             self.status(f"protocol version {self.version} requested; this engine speaks version "
@@ -264,8 +263,9 @@ class NBoardSession:
     def cmd_ping(self, rest: str) -> None:
         token = rest.split()[0] if rest.split() else "0"
         self.stop_thinking()
-        if token.lstrip("-").isdigit():
-            self.out(f"pong {int(token)}")
+        number = ascii_int(token)
+        if number is not None:
+            self.out(f"pong {number}")
         else:
             self.status(f"bad ping {_clip(token)!r}: expected a number; answering pong 0")
             self.out("pong 0")
@@ -320,9 +320,10 @@ class NBoardSession:
 
     def cmd_hint(self, rest: str) -> None:
         token = rest.split()[0] if rest.split() else "1"
-        if not token.isdigit() or int(token) < 1:
+        count = ascii_int(token, signed=False)
+        if count is None or count < 1:
             raise ProtocolError(f"bad hint count {_clip(token)!r}: expected a whole number of moves >= 1")
-        wanted = min(int(token), 64)
+        wanted = min(count, 64)
         self.stop_thinking()
         board = self.board.copy()
         if board.is_game_over():

@@ -76,7 +76,7 @@ class Option:
         if text is None:
             raise ProtocolError(f"setoption: option {self.name!r} needs 'value <{self.kind}>'")
         if self.kind == "spin":
-            if not re.fullmatch(r"[+-]?\d{1,18}", text):
+            if not re.fullmatch(r"[+-]?[0-9]{1,18}", text, re.ASCII):
                 raise ProtocolError(f"setoption: bad value {quote(text)} for {self.name!r}: "
                                     f"expected an integer in {self.min}..{self.max}")
             number = int(text)
@@ -102,12 +102,12 @@ def _set_hash(session: "UciSession", mb: int) -> None:
     try:
         session.engine.set_hash(mb)
     except MemoryError:
-        # The core frees the old table before allocating the new one: allocate the previous
-        # size again (cleared), so that the engine never searches without a table.
-        previous = session.settings["Hash"]
-        session.engine.set_hash(previous)
+        # The core freed the old table first and, failing, took its size back (cleared; the
+        # least size if even that could not be had): the engine never searches without a table.
+        kept = session.engine.hash_mb
+        session.settings["Hash"] = kept
         raise ProtocolError(f"setoption: Hash {mb} MiB cannot be allocated; "
-                            f"keeping {previous} MiB") from None
+                            f"keeping {kept} MiB") from None
 
 
 def _set_multipv(session: "UciSession", n: int) -> None:
@@ -218,7 +218,7 @@ def parse_position(args: list[str]) -> Board:
             board = _board_from_tokens(rest)
         elif kind == "fen":
             # extra numeric fields (move counters some tools add) are ignored
-            if len(rest) < 2 or not all(t.isdigit() for t in rest[2:]):
+            if len(rest) < 2 or not all(re.fullmatch(r"[0-9]+", t, re.ASCII) for t in rest[2:]):
                 raise ProtocolError(f"position: bad fen {quote(' '.join(rest))}: "
                                     "expected '<ranks> <x|o>'")
             board = Board.from_fen(rest[0] + " " + rest[1])
@@ -289,7 +289,7 @@ def parse_go(args: list[str], board: Board) -> GoRequest:
                 raise ProtocolError(f"go: {key!r} needs a number")
             text = args[i + 1]
             lo, hi = _GO_NUMBERS[key]
-            if not re.fullmatch(r"[+-]?\d{1,20}", text):
+            if not re.fullmatch(r"[+-]?[0-9]{1,20}", text, re.ASCII):
                 raise ProtocolError(f"go: bad number {quote(text)} for {key!r}: expected an integer")
             value = int(text)
             if not lo <= value <= hi:
