@@ -402,25 +402,63 @@ Source = tuple[str, Iterable[str]]
 def analyse_lines(sources: Sequence[Source], limit: Limit, *, spec: Optional[EngineSpec] = None,
                   multipv: int = 1, jobs: int = 1, fmt: str = "auto",
                   timeout: Optional[float] = None,
-                  on_progress: Optional[Callable[[int, Optional[int]], None]] = None
-                  ) -> Generator[Record, None, None]:
+                  on_progress: Optional[Callable[[int, Optional[int]], None]] = None,
+                  skip: int = 0, cluster: Optional[str] = None) -> Generator[Record, None, None]:
     """Analyse every position of the input lines with ``jobs`` engine processes and yield the
     records in input order (a GGF game gives one record per move). Blank lines and lines
     starting with ``#`` are skipped. on_progress(done, total) is called as positions finish
     (total is None until all input is read). Engines are started first: EngineError if that
-    fails (before any record is yielded)."""
+    fails (before any record is yielded). ``skip``: the first records are already written (an
+    earlier run); they are neither analysed nor yielded. ``cluster``: a Ray address (see
+    :mod:`othello_engine.cluster`); the positions then go to its workers in batches, ``jobs``
+    engines at once (1: one per CPU of the cluster)."""
     spec = spec or EngineSpec()
     if jobs < 1:
         raise ValueError(f"jobs must be at least 1, not {jobs}")
+    if cluster is not None:
+        from othello_engine import cluster as ray_cluster  # Ray is imported only on request
+        remote = EngineSpec(spec.command, spec.protocol, dict(spec.options))  # no local stderr
+        runner = ray_cluster.AnalysisRunner(remote, limit, multipv, timeout, address=cluster,
+                                            slots=None if jobs == 1 else jobs)
+        return _run(sources, [runner.consume], [], fmt, on_progress, skip)
     workers = _start_workers(spec, jobs)
-    return _run(sources, workers, limit, multipv, fmt, timeout, on_progress)
+
+    def consumer(worker: _Worker) -> _Consumer:
+        def work(tasks: queue.Queue[Optional[_Task]], publish: Callable[[int, Record], None],
+                 halt: Callable[[], bool]) -> None:
+            while True:
+                task = tasks.get()
+                if task is None or halt():
+                    return
+                publish(task.index, analyse_task(worker, task, limit, multipv, timeout))
+        return work
+
+    return _run(sources, [consumer(w) for w in workers], [w.close for w in workers], fmt,
+                on_progress, skip)
 
 
-def _run(sources: Sequence[Source], workers: list[_Worker], limit: Limit, multipv: int, fmt: str,
-         timeout: Optional[float], on_progress: Optional[Callable[[int, Optional[int]], None]]
+def analyse_task(worker: _Worker, task: _Task, limit: Limit, multipv: int,
+                 timeout: Optional[float]) -> Record:
+    """One position's record from worker's engine; never raises (a bug gives an error record,
+    so the position is not lost and the run does not hang). The work of one engine slot,
+    locally (a thread) or on a cluster (an actor)."""
+    try:
+        return worker.analyse(task, limit, multipv, timeout)
+    except Exception as exc:
+        return _Worker.error(task, f"internal error: {exc!r}")
+
+
+_Consumer = Callable[["queue.Queue[Optional[_Task]]", Callable[[int, "Record"], None],
+                      Callable[[], bool]], None]
+"""A consumer of positions: takes tasks off the queue until None (or halt()), publishes each
+record under its index."""
+
+
+def _run(sources: Sequence[Source], consumers: list[_Consumer], closers: list[Callable[[], None]],
+         fmt: str, on_progress: Optional[Callable[[int, Optional[int]], None]], skip: int = 0
          ) -> Generator[Record, None, None]:
     tasks: queue.Queue[Optional[_Task]] = queue.Queue()
-    board = _ResultBoard()
+    board = _ResultBoard(skip)
 
     def feed() -> None:
         index = 0
@@ -436,13 +474,16 @@ def _run(sources: Sequence[Source], workers: list[_Worker], limit: Limit, multip
                         found, positions = parse_line(text, fmt)
                     except InputError as exc:
                         detected = detect_format(text) if fmt == "auto" else fmt
-                        board.publish(index, Record(
-                            file=name, line=number, input=clip_input(text),
-                            format=None if detected == "unknown" else detected, error=str(exc)))
+                        if index >= skip:
+                            board.publish(index, Record(
+                                file=name, line=number, input=clip_input(text),
+                                format=None if detected == "unknown" else detected,
+                                error=str(exc)))
                         index += 1
                         continue
                     for pos in positions:
-                        tasks.put(_Task(index, name, number, text, found, pos))
+                        if index >= skip:
+                            tasks.put(_Task(index, name, number, text, found, pos))
                         index += 1
         except (OSError, UnicodeError) as exc:
             board.publish(index, Record(file="?", line=0, input="",
@@ -450,50 +491,51 @@ def _run(sources: Sequence[Source], workers: list[_Worker], limit: Limit, multip
             index += 1
         finally:
             board.finish(index)
-            for _ in workers:
+            for _ in consumers:
                 tasks.put(None)
 
-    def work(worker: _Worker) -> None:
-        while True:
-            task = tasks.get()
-            if task is None or board.stopped:
-                return
-            try:
-                record = worker.analyse(task, limit, multipv, timeout)
-            except Exception as exc:  # a bug must not lose the position or hang the run
-                record = _Worker.error(task, f"internal error: {exc!r}")
-            board.publish(task.index, record)
+    def consume(consumer: _Consumer) -> None:
+        try:
+            consumer(tasks, board.publish, lambda: board.stopped)
+        except BaseException as exc:  # e.g. a cluster that fails: the reader raises it
+            board.fail(exc)
 
     threads = [threading.Thread(target=feed, name="analyze-input", daemon=True)]
-    threads += [threading.Thread(target=work, args=(w,), name=f"analyze-{i}", daemon=True)
-                for i, w in enumerate(workers)]
+    threads += [threading.Thread(target=consume, args=(c,), name=f"analyze-{i}", daemon=True)
+                for i, c in enumerate(consumers)]
     for t in threads:
         t.start()
     try:
-        for index in itertools.count():
+        for index in itertools.count(skip):
             record = board.take(index, on_progress)
             if record is None:
                 return
             yield record
     finally:
         board.stopped = True
-        for w in workers:
-            w.close()  # also ends a search in progress: its process is gone
-        for _ in workers:
+        for close in closers:
+            close()  # also ends a search in progress: its process is gone
+        for _ in consumers:
             tasks.put(None)
         for t in threads[1:]:
             t.join(timeout=5)
 
 
 class _ResultBoard:
-    """Where workers leave records and the reader takes them in input order."""
+    """Where workers leave records and the reader takes them in input order (from index skip)."""
 
-    def __init__(self) -> None:
+    def __init__(self, skip: int = 0) -> None:
         self.cond = threading.Condition()
         self.results: dict[int, Record] = {}
-        self.done = 0
+        self.done = skip
         self.total: Optional[int] = None
         self.stopped = False
+        self.error: Optional[BaseException] = None
+
+    def fail(self, exc: BaseException) -> None:
+        with self.cond:
+            self.error = exc
+            self.cond.notify_all()
 
     def publish(self, index: int, record: Record) -> None:
         with self.cond:
@@ -511,6 +553,8 @@ class _ResultBoard:
         """The record at index, waiting for it; None after the last one."""
         with self.cond:
             while index not in self.results and (self.total is None or index < self.total):
+                if self.error is not None:
+                    raise self.error
                 self.cond.wait(0.2)
                 if on_progress is not None:
                     on_progress(self.done, self.total)
@@ -567,10 +611,11 @@ class TableWriter:
     header = (f"{'line':>8} {'ply':>3} {'empt':>4} {'side':5} {'best':4} {'score':>6} {'exact':5} "
               f"{'depth':>5} {'nodes':>7} {'time':>7}  pv")
 
-    def __init__(self, out: IO[str], show_file: bool = False) -> None:
+    def __init__(self, out: IO[str], show_file: bool = False, header: bool = True) -> None:
         self.out = out
         self.show_file = show_file
-        self.out.write(self.header + "\n")
+        if header:
+            self.out.write(self.header + "\n")
 
     def write(self, r: Record) -> None:
         where = f"{r.file}:{r.line}" if self.show_file else str(r.line)
@@ -616,10 +661,11 @@ class CsvWriter:
                "move", "score", "exact", "depth", "nodes", "time", "pv", "known_score", "agrees",
                "error")
 
-    def __init__(self, out: IO[str]) -> None:
+    def __init__(self, out: IO[str], header: bool = True) -> None:
         self.out = out
         self.writer = csv.writer(out, lineterminator="\n")
-        self.writer.writerow(self.columns)
+        if header:
+            self.writer.writerow(self.columns)
 
     def write(self, r: Record) -> None:
         base = {"file": r.file, "line": r.line, "ply": r.ply, "played": r.played,
@@ -771,6 +817,15 @@ def build_parser() -> argparse.ArgumentParser:
     out.add_argument("--csv", action="store_true", help="CSV with a header row")
     p.add_argument("--jobs", "-j", type=int, default=1, metavar="N",
                    help="engine processes in parallel (output stays in input order)")
+    p.add_argument("--output", "-o", metavar="FILE", help="write the records to FILE (default: "
+                                                          "standard output)")
+    p.add_argument("--resume", action="store_true",
+                   help="keep the records already in --output (an interrupted run over the same "
+                        "input and settings) and analyse only the positions after them")
+    p.add_argument("--cluster", metavar="ADDRESS",
+                   help="analyse on Ray: 'local' (a Ray instance on this machine), 'auto' or "
+                        "ray://HOST:PORT (an existing cluster); --jobs then counts engines over the "
+                        "cluster (default: one per CPU). Needs 'othello_engine[cluster]'")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
     p.add_argument("--plot", metavar="FILE.png",
                    help="draw the score graph of each GGF game (needs matplotlib: "
@@ -814,6 +869,24 @@ def _open_sources(paths: Sequence[str], stdin: IO[bytes]) -> list[Source]:
     if not paths:
         return [("-", lines_of(stdin))]
     return [(p, lines_of(stdin) if p == "-" else file_lines(p)) for p in paths]
+
+
+def written_records(path: str, kind: str) -> tuple[int, int]:
+    """(records, bytes) of an output file of an earlier run in the given kind (``table``,
+    ``json``, ``csv``): how many records it holds, and the length of its complete part (a last
+    line cut short by a kill is dropped and its record analysed again). A multi-PV record's extra
+    rows do not count."""
+    with open(path, "rb") as f:
+        data = f.read()
+    complete = data.rfind(b"\n") + 1
+    lines = data[:complete].decode("utf-8", errors="replace").splitlines()
+    if kind == "json":
+        return sum(1 for ln in lines if ln.strip()), complete
+    if kind == "csv":
+        rows = list(csv.reader(lines))[1:]
+        at = CsvWriter.columns.index("multipv")
+        return sum(1 for r in rows if len(r) > at and r[at] in ("", "1")), complete
+    return sum(1 for ln in lines[1:] if ln[:8].strip()), complete
 
 
 def _exit_on_sigterm() -> Any:
@@ -863,6 +936,29 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         options[name.strip()] = value.strip()
     if args.hash is not None:
         options["Hash"] = args.hash
+    if args.cluster is not None:
+        from othello_engine.cluster import ClusterError, check_available
+        try:
+            check_available()
+        except ClusterError as exc:
+            return fail(str(exc))
+    kind = "json" if args.json else "csv" if args.csv else "table"
+    skip = 0
+    if args.resume and not args.output:
+        return fail("--resume needs the --output file of the earlier run")
+    if args.output:
+        if os.path.isdir(args.output) or not os.access(
+                os.path.dirname(os.path.abspath(args.output)), os.W_OK):
+            return fail(f"cannot write the output file {args.output!r}")
+        if args.resume and os.path.exists(args.output):
+            try:
+                skip, complete = written_records(args.output, kind)
+                with open(args.output, "r+b") as f:
+                    f.truncate(complete)
+            except OSError as exc:
+                return fail(f"cannot resume from {args.output!r}: {exc.strerror or exc}")
+            if not args.quiet:
+                err.write(f"othello-analyze: resuming after the {skip} records in {args.output}\n")
 
     depth = args.depth
     if depth is None and args.time is None and args.nodes is None and not args.exact:
@@ -875,18 +971,25 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     games: dict[tuple[str, int], list[Record]] = {}
     failures = 0
     records: Optional[Generator[Record, None, None]] = None
+    out_file: Optional[IO[str]] = None
+    refused: tuple[type[Exception], ...] = (EngineError,)
+    if args.cluster is not None:
+        refused += (ClusterError,)
     previous = _exit_on_sigterm()
     try:
         records = analyse_lines(_open_sources(args.files, sys.stdin.buffer), limit, spec=spec,
                                 multipv=args.multipv, jobs=args.jobs, fmt=args.format,
-                                timeout=args.timeout, on_progress=progress.update)
-        out = sys.stdout
+                                timeout=args.timeout, on_progress=progress.update, skip=skip,
+                                cluster=args.cluster)
+        out: IO[str] = sys.stdout
+        if args.output:
+            out_file = out = open(args.output, "a" if skip else "w", encoding="utf-8")
         if args.json:
             writer: Any = JsonWriter(out)
         elif args.csv:
-            writer = CsvWriter(out)
+            writer = CsvWriter(out, header=not skip)
         else:
-            writer = TableWriter(out, show_file=len(args.files) > 1)
+            writer = TableWriter(out, show_file=len(args.files) > 1, header=not skip)
         shared = out.isatty()  # the bar and the rows share the terminal: move the bar down
         for record in records:
             if shared:
@@ -898,8 +1001,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                 failures += 1
             if args.plot and record.format == "ggf" and record.ply is not None:
                 games.setdefault((record.file, record.line), []).append(record)
-    except EngineError as exc:
+    except refused as exc:
         progress.clear()
+        if not isinstance(exc, EngineError):
+            return fail(str(exc))
         return fail(f"engine {shlex.join(command)!r}: {exc}")
     except KeyboardInterrupt:
         progress.clear()
@@ -913,6 +1018,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     finally:
         if records is not None:
             records.close()  # stops the engines
+        if out_file is not None:
+            out_file.close()
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
     progress.clear()
