@@ -43,6 +43,8 @@ RETRIES = 3
 """How many times a task whose worker died is given to a new worker before the run fails."""
 ANALYSIS_BATCH = 16
 """Positions per analysis task: enough to hide the per-task cost, few enough to balance the load."""
+lost_tasks = 0
+"""Tasks given to a new actor because theirs died, in this process so far."""
 
 
 class ClusterError(RuntimeError):
@@ -227,6 +229,8 @@ class Pool:
                 try:
                     value = ray.get(ref)
                 except lost as exc:
+                    global lost_tasks
+                    lost_tasks += 1
                     if tries + 1 > self.retries:
                         raise ClusterError(f"work item {index} lost its worker {tries + 1} times; "
                                            f"last: {type(exc).__name__}") from None
@@ -405,11 +409,11 @@ class AnalysisRunner:
     record under its index; the local code keeps reading input and writing records in order."""
 
     def __init__(self, spec: AnalysisEngine, limit: Limit, multipv: int, timeout: Optional[float],
-                 address: str, slots: Optional[int] = None, batch: int = ANALYSIS_BATCH) -> None:
+                 address: str, slots: Optional[int] = None, batch: Optional[int] = None) -> None:
         connect(address)
         self.spec, self.limit, self.multipv, self.timeout = spec, limit, multipv, timeout
         self.slots = slots or cluster_cpus()
-        self.batch = batch
+        self.batch = batch or ANALYSIS_BATCH
         call(_analysis_check, spec)  # an engine that cannot start fails before any record
 
     def consume(self, tasks: queue.Queue[Optional[_Task]], publish: Callable[[int, Record], None],
