@@ -118,16 +118,6 @@ def cluster_cpus() -> int:
     return max(1, int(_ray().cluster_resources().get("CPU", 1)))
 
 
-def call(func: Callable[..., R], *args: Any) -> R:
-    """Run func(*args) once on the cluster and return its result; an exception it raises is
-    raised here as itself (not wrapped in Ray's error)."""
-    ray = _ray()
-    try:
-        return ray.get(ray.remote(num_cpus=1)(func).remote(*args))  # type: ignore[no-any-return]
-    except ray.exceptions.RayTaskError as exc:
-        raise _cause(exc) from None
-
-
 def _cause(exc: Any) -> BaseException:
     cause = getattr(exc, "cause", None)
     return cause if isinstance(cause, Exception) else ClusterError(str(exc))
@@ -166,9 +156,21 @@ class Pool:
         self.actor_class = self.ray.remote(num_cpus=1, max_restarts=0, max_task_retries=0)(_Slot)
         self.actors = [self._new_actor() for _ in range(max(1, slots))]
         self.replaced = 0
+        self.abandoned = False  # tasks were left running: close without waiting for them
 
     def _new_actor(self) -> Any:
         return self.actor_class.remote(self.setup, self.setup_args)
+
+    def call_on(self, slot: int, func: Callable[..., R], item: Any) -> R:
+        """func(state, item) on one slot, waited for; an exception func raises is raised here
+        as itself (a dead actor: ClusterError)."""
+        ray = self.ray
+        try:
+            return ray.get(self.actors[slot].call.remote(func, item))  # type: ignore[no-any-return]
+        except ray.exceptions.RayTaskError as exc:
+            raise _cause(exc) from None
+        except ray.exceptions.RayActorError as exc:
+            raise ClusterError(f"a worker died while starting: {exc}") from None
 
     def pids(self) -> list[int]:
         """The process ids of the slot actors (for tests and diagnostics)."""
@@ -191,6 +193,7 @@ class Pool:
         n = len(self.actors)
         busy, generation = [0] * n, [0] * n
         counter, exhausted = 0, False
+        self.abandoned = True  # until the loop ends with nothing in flight
         while True:
             if halt is not None and halt():
                 return
@@ -214,6 +217,7 @@ class Pool:
                     busy[s] += 1
             if not pending:
                 if exhausted and not retry:
+                    self.abandoned = False
                     return
                 time.sleep(0.005)
                 continue
@@ -253,12 +257,14 @@ class Pool:
         self.replaced += 1
 
     def close(self) -> None:
-        """Close every slot's state (its engines), then end the actors."""
-        try:
-            self.ray.wait([a.close.remote() for a in self.actors], num_returns=len(self.actors),
-                          timeout=5.0)
-        except Exception:  # a dead actor has nothing to close
-            pass
+        """Close every slot's state (its engines), then end the actors. After a halt or an error,
+        the actors are ended at once (their engines see their input close and exit)."""
+        if not self.abandoned:
+            try:
+                self.ray.wait([a.close.remote() for a in self.actors], num_returns=len(self.actors),
+                              timeout=5.0)
+            except Exception:  # a dead actor has nothing to close
+                pass
         for a in self.actors:
             try:
                 self.ray.kill(a, no_restart=True)
@@ -330,9 +336,17 @@ def _match_game(slot: _MatchSlot, job: Job) -> GameResult:
     return play_job(slot.config, slot.pool, job)
 
 
-def _match_engine_ids(config: MatchConfig) -> dict[str, str]:
-    from othello_engine.match import engine_ids
-    return engine_ids(config)
+def _match_start(slot: _MatchSlot, _: object) -> dict[str, str]:
+    """Start every engine in this slot, as the local path does before the first game: the
+    names they give themselves, or MatchError naming the first that cannot start."""
+    from othello_engine.drivers import DriverError, EngineFailure
+    from othello_engine.match import MatchError, start_player
+    for spec in slot.config.engines:
+        try:
+            slot.pool[spec.name] = start_player(spec, slot.config.handshake_timeout)
+        except (EngineFailure, DriverError) as exc:
+            raise MatchError(str(exc)) from None
+    return {name: player.engine_id for name, player in slot.pool.items()}
 
 
 def play_match(config: MatchConfig, jobs: list[Job], *, address: str,
@@ -343,13 +357,11 @@ def play_match(config: MatchConfig, jobs: list[Job], *, address: str,
     ``config.concurrency`` at once (1: one per CPU of the cluster), and each finished game is
     passed to record. No game starts once no_more is set; stop drops the games in flight."""
     connect(address)
-    engine_ids.update(call(_match_engine_ids, config))
-    if not jobs:
-        return
     slots = config.concurrency if config.concurrency > 1 else cluster_cpus()
-    pool = Pool(min(slots, len(jobs)), _MatchSlot, (config,))
-    todo = (job for job in jobs if not no_more.is_set())
+    pool = Pool(max(1, min(slots, len(jobs))), _MatchSlot, (config,))
     try:
+        engine_ids.update(pool.call_on(0, _match_start, None))
+        todo = (job for job in jobs if not no_more.is_set())
         for _, game in pool.run(_match_game, todo, depth=1, halt=stop.is_set):
             record(game)
     finally:
@@ -378,10 +390,9 @@ def _analysis_batch(slot: _AnalysisSlot, tasks: list[_Task]) -> list[tuple[int, 
             for t in tasks]
 
 
-def _analysis_check(spec: AnalysisEngine) -> str:
-    """Start the engine once on a worker and close it: EngineError if it cannot start."""
-    spec.start().close()
-    return "ok"
+def _analysis_start(slot: _AnalysisSlot, _: object) -> None:
+    """Start this slot's engine: EngineError if it cannot start."""
+    slot.worker.restart()
 
 
 def _batches(tasks: Iterable[Any], size: int) -> Iterator[Any]:
@@ -411,10 +422,13 @@ class AnalysisRunner:
     def __init__(self, spec: AnalysisEngine, limit: Limit, multipv: int, timeout: Optional[float],
                  address: str, slots: Optional[int] = None, batch: Optional[int] = None) -> None:
         connect(address)
-        self.spec, self.limit, self.multipv, self.timeout = spec, limit, multipv, timeout
-        self.slots = slots or cluster_cpus()
         self.batch = batch or ANALYSIS_BATCH
-        call(_analysis_check, spec)  # an engine that cannot start fails before any record
+        self.pool = Pool(slots or cluster_cpus(), _AnalysisSlot, (spec, limit, multipv, timeout))
+        try:  # an engine that cannot start fails before any record, as locally
+            self.pool.call_on(0, _analysis_start, None)
+        except BaseException:
+            self.pool.close()
+            raise
 
     def consume(self, tasks: queue.Queue[Optional[_Task]], publish: Callable[[int, Record], None],
                 halt: Callable[[], bool]) -> None:
@@ -429,7 +443,7 @@ class AnalysisRunner:
                     return
                 yield task
 
-        pool = Pool(self.slots, _AnalysisSlot, (self.spec, self.limit, self.multipv, self.timeout))
+        pool = self.pool
         try:
             for _, records in pool.run(_analysis_batch, _batches(queued(), self.batch), depth=2,
                                        halt=halt):

@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import os
+import pickle
 import random
 import sys
 import time
@@ -63,6 +64,32 @@ def overhead(slots: int, n: int, payload: object) -> float:
         pool.close()
 
 
+def driver_cost(lines: list[str], records: list[analysis.Record], game: match.GameResult) -> tuple[float, float]:
+    """Seconds of the driver's own serial work per position (read the line, pickle the task,
+    unpickle the record, write it as JSON) and per game (unpickle the result, count it, write GGF)."""
+    sink = open(os.devnull, "w")
+    writer = analysis.JsonWriter(sink)
+    n = 0
+    t0 = time.perf_counter()
+    for k, text in enumerate(lines):
+        fmt, positions = analysis.parse_line(text.strip())
+        for pos in positions:
+            pickle.loads(pickle.dumps(analysis._Task(k, "bench", k + 1, text, fmt, pos)))
+            writer.write(pickle.loads(pickle.dumps(records[n % len(records)])))
+            n += 1
+    per_position = (time.perf_counter() - t0) / n
+    stats = match.PairingStats(game.black, game.white)
+    t0 = time.perf_counter()
+    for _ in range(2000):
+        g = pickle.loads(pickle.dumps(game))
+        stats.add(g)
+        sink.write(g.ggf + "\n")
+        sink.flush()
+    per_game = (time.perf_counter() - t0) / 2000
+    sink.close()
+    return per_position, per_game
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--games", type=int, default=200)
@@ -98,24 +125,33 @@ def main() -> int:
           f"{analysis_batch()} positions {1000 * per_batch:.2f} ms = "
           f"{1000 * per_batch / analysis_batch():.3f} ms per position  [{load()}]", flush=True)
 
+    per_position, per_game = driver_cost(lines[:500], records, sample.games[0])
+    print(f"driver's serial work: {1000 * per_position:.3f} ms per position (parse, pickle, write "
+          f"JSON), {1000 * per_game:.3f} ms per game (unpickle, count, write GGF)  [{load()}]",
+          flush=True)
+
     for label, where in (("local --concurrency", None), ("--cluster local, slots", "local")):
+        first: list[float] = []
         t0 = time.perf_counter()
-        result = match.run_match(config, cluster=where)
+        result = match.run_match(config, cluster=where,
+                                 on_game=lambda g, r: first or first.append(time.perf_counter()))
         dt = time.perf_counter() - t0
         assert len(result.games) == args.games
         print(f"match {args.games} games d1 vs d2, {label} {args.slots}: {dt:.2f} s, "
-              f"{args.games / dt:.1f} games/s, {1000 * dt / args.games:.1f} ms per game  [{load()}]",
-              flush=True)
+              f"{args.games / dt:.1f} games/s, {1000 * dt / args.games:.1f} ms per game; first game "
+              f"after {first[0] - t0:.2f} s  [{load()}]", flush=True)
 
     limit = analysis.Limit(depth=args.depth)
     for label, where in (("local --jobs", None), ("--cluster local, slots", "local")):
         t0 = time.perf_counter()
-        n = sum(1 for _ in analysis.analyse_lines([("bench", lines)], limit, jobs=args.slots,
-                                                   cluster=where))
+        n, first = 0, 0.0
+        for _ in analysis.analyse_lines([("bench", lines)], limit, jobs=args.slots, cluster=where):
+            n += 1
+            first = first or time.perf_counter() - t0
         dt = time.perf_counter() - t0
         print(f"analysis {n} positions depth {args.depth}, {label} {args.slots}: {dt:.2f} s, "
-              f"{n / dt:.0f} positions/s, {1000 * dt / n:.2f} ms per position  [{load()}]",
-              flush=True)
+              f"{n / dt:.0f} positions/s, {1000 * dt / n:.2f} ms per position; first record after "
+              f"{first:.2f} s  [{load()}]", flush=True)
     cluster.shutdown()
     return 0
 
