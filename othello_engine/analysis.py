@@ -51,6 +51,10 @@ class InputError(ValueError):
     """An input line that cannot be read as a position or game."""
 
 
+class ResumeError(ValueError):
+    """An output file to resume that does not belong to this input."""
+
+
 # --- input ---------------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -403,13 +407,15 @@ def analyse_lines(sources: Sequence[Source], limit: Limit, *, spec: Optional[Eng
                   multipv: int = 1, jobs: int = 1, fmt: str = "auto",
                   timeout: Optional[float] = None,
                   on_progress: Optional[Callable[[int, Optional[int]], None]] = None,
-                  skip: int = 0, cluster: Optional[str] = None) -> Generator[Record, None, None]:
+                  skip: int = 0, last_line: Optional[int] = None,
+                  cluster: Optional[str] = None) -> Generator[Record, None, None]:
     """Analyse every position of the input lines with ``jobs`` engine processes and yield the
     records in input order (a GGF game gives one record per move). Blank lines and lines
     starting with ``#`` are skipped. on_progress(done, total) is called as positions finish
     (total is None until all input is read). Engines are started first: EngineError if that
     fails (before any record is yielded). ``skip``: the first records are already written (an
-    earlier run); they are neither analysed nor yielded. ``cluster``: a Ray address (see
+    earlier run); they are neither analysed nor yielded; ``last_line``: the input line of the
+    last of them, checked (ResumeError from the reader if the input differs). ``cluster``: a Ray address (see
     :mod:`othello_engine.cluster`); the positions then go to its workers in batches, ``jobs``
     engines at once (1: one per CPU of the cluster)."""
     spec = spec or EngineSpec()
@@ -420,7 +426,7 @@ def analyse_lines(sources: Sequence[Source], limit: Limit, *, spec: Optional[Eng
         remote = EngineSpec(spec.command, spec.protocol, dict(spec.options))  # no local stderr
         runner = ray_cluster.AnalysisRunner(remote, limit, multipv, timeout, address=cluster,
                                             slots=None if jobs == 1 else jobs)
-        return _run(sources, [runner.consume], [], fmt, on_progress, skip)
+        return _run(sources, [runner.consume], [], fmt, on_progress, skip, last_line)
     workers = _start_workers(spec, jobs)
 
     def consumer(worker: _Worker) -> _Consumer:
@@ -434,7 +440,7 @@ def analyse_lines(sources: Sequence[Source], limit: Limit, *, spec: Optional[Eng
         return work
 
     return _run(sources, [consumer(w) for w in workers], [w.close for w in workers], fmt,
-                on_progress, skip)
+                on_progress, skip, last_line)
 
 
 def analyse_task(worker: _Worker, task: _Task, limit: Limit, multipv: int,
@@ -455,10 +461,15 @@ record under its index."""
 
 
 def _run(sources: Sequence[Source], consumers: list[_Consumer], closers: list[Callable[[], None]],
-         fmt: str, on_progress: Optional[Callable[[int, Optional[int]], None]], skip: int = 0
-         ) -> Generator[Record, None, None]:
+         fmt: str, on_progress: Optional[Callable[[int, Optional[int]], None]], skip: int = 0,
+         last_line: Optional[int] = None) -> Generator[Record, None, None]:
     tasks: queue.Queue[Optional[_Task]] = queue.Queue()
     board = _ResultBoard(skip)
+
+    def check_resume(index: int, number: int) -> None:
+        if index == skip - 1 and last_line is not None and number != last_line:
+            raise ResumeError(f"the output does not match the input: its record {skip} is of line "
+                              f"{last_line}, the input gives line {number}")
 
     def feed() -> None:
         index = 0
@@ -474,6 +485,7 @@ def _run(sources: Sequence[Source], consumers: list[_Consumer], closers: list[Ca
                         found, positions = parse_line(text, fmt)
                     except InputError as exc:
                         detected = detect_format(text) if fmt == "auto" else fmt
+                        check_resume(index, number)
                         if index >= skip:
                             board.publish(index, Record(
                                 file=name, line=number, input=clip_input(text),
@@ -482,6 +494,7 @@ def _run(sources: Sequence[Source], consumers: list[_Consumer], closers: list[Ca
                         index += 1
                         continue
                     for pos in positions:
+                        check_resume(index, number)
                         if index >= skip:
                             tasks.put(_Task(index, name, number, text, found, pos))
                         index += 1
@@ -489,7 +502,12 @@ def _run(sources: Sequence[Source], consumers: list[_Consumer], closers: list[Ca
             board.publish(index, Record(file="?", line=0, input="",
                                         error=f"cannot read input: {exc}"))
             index += 1
+        except ResumeError as exc:
+            board.fail(exc)
         finally:
+            if 0 < index < skip and last_line is not None:  # the input is shorter than the output
+                board.fail(ResumeError(f"the output does not match the input: it holds {skip} "
+                                       f"records, the input gives {index}"))
             board.finish(index)
             for _ in consumers:
                 tasks.put(None)
@@ -552,9 +570,11 @@ class _ResultBoard:
              ) -> Optional[Record]:
         """The record at index, waiting for it; None after the last one."""
         with self.cond:
-            while index not in self.results and (self.total is None or index < self.total):
+            while True:
                 if self.error is not None:
                     raise self.error
+                if index in self.results or (self.total is not None and index >= self.total):
+                    break
                 self.cond.wait(0.2)
                 if on_progress is not None:
                     on_progress(self.done, self.total)
@@ -871,22 +891,27 @@ def _open_sources(paths: Sequence[str], stdin: IO[bytes]) -> list[Source]:
     return [(p, lines_of(stdin) if p == "-" else file_lines(p)) for p in paths]
 
 
-def written_records(path: str, kind: str) -> tuple[int, int]:
-    """(records, bytes) of an output file of an earlier run in the given kind (``table``,
-    ``json``, ``csv``): how many records it holds, and the length of its complete part (a last
-    line cut short by a kill is dropped and its record analysed again). A multi-PV record's extra
-    rows do not count."""
+def written_records(path: str, kind: str) -> tuple[int, int, Optional[int]]:
+    """(records, bytes, line) of an output file of an earlier run in the given kind (``table``,
+    ``json``, ``csv``): how many records it holds, the length of its complete part (a last line
+    cut short by a kill is dropped and its record analysed again) and the input line of its last
+    record. A multi-PV record's extra rows do not count. ResumeError if it cannot be read."""
     with open(path, "rb") as f:
         data = f.read()
     complete = data.rfind(b"\n") + 1
     lines = data[:complete].decode("utf-8", errors="replace").splitlines()
-    if kind == "json":
-        return sum(1 for ln in lines if ln.strip()), complete
-    if kind == "csv":
-        rows = list(csv.reader(lines))[1:]
-        at = CsvWriter.columns.index("multipv")
-        return sum(1 for r in rows if len(r) > at and r[at] in ("", "1")), complete
-    return sum(1 for ln in lines[1:] if ln[:8].strip()), complete
+    try:
+        if kind == "json":
+            objects = [json.loads(ln) for ln in lines if ln.strip()]
+            return len(objects), complete, int(objects[-1]["line"]) if objects else None
+        if kind == "csv":
+            at, line_at = CsvWriter.columns.index("multipv"), CsvWriter.columns.index("line")
+            rows = [r for r in list(csv.reader(lines))[1:] if len(r) > at and r[at] in ("", "1")]
+            return len(rows), complete, int(rows[-1][line_at]) if rows else None
+        rows = [ln for ln in lines[1:] if ln[:8].strip()]
+        return len(rows), complete, int(rows[-1].split()[0].rsplit(":", 1)[-1]) if rows else None
+    except (ValueError, KeyError, IndexError, TypeError) as exc:
+        raise ResumeError(f"not an output of othello-analyze in this format ({kind}): {exc}") from None
 
 
 def _exit_on_sigterm() -> Any:
@@ -943,7 +968,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         except ClusterError as exc:
             return fail(str(exc))
     kind = "json" if args.json else "csv" if args.csv else "table"
-    skip = 0
+    skip, last_line = 0, None
     if args.resume and not args.output:
         return fail("--resume needs the --output file of the earlier run")
     if args.output:
@@ -952,11 +977,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             return fail(f"cannot write the output file {args.output!r}")
         if args.resume and os.path.exists(args.output):
             try:
-                skip, complete = written_records(args.output, kind)
+                skip, complete, last_line = written_records(args.output, kind)
                 with open(args.output, "r+b") as f:
                     f.truncate(complete)
             except OSError as exc:
                 return fail(f"cannot resume from {args.output!r}: {exc.strerror or exc}")
+            except ResumeError as exc:
+                return fail(f"cannot resume from {args.output!r}: {exc}")
             if not args.quiet:
                 err.write(f"othello-analyze: resuming after the {skip} records in {args.output}\n")
 
@@ -972,7 +999,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     failures = 0
     records: Optional[Generator[Record, None, None]] = None
     out_file: Optional[IO[str]] = None
-    refused: tuple[type[Exception], ...] = (EngineError,)
+    refused: tuple[type[Exception], ...] = (EngineError, ResumeError)
     if args.cluster is not None:
         refused += (ClusterError,)
     previous = _exit_on_sigterm()
@@ -980,7 +1007,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         records = analyse_lines(_open_sources(args.files, sys.stdin.buffer), limit, spec=spec,
                                 multipv=args.multipv, jobs=args.jobs, fmt=args.format,
                                 timeout=args.timeout, on_progress=progress.update, skip=skip,
-                                cluster=args.cluster)
+                                last_line=last_line, cluster=args.cluster)
         out: IO[str] = sys.stdout
         if args.output:
             out_file = out = open(args.output, "a" if skip else "w", encoding="utf-8")
@@ -1003,6 +1030,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                 games.setdefault((record.file, record.line), []).append(record)
     except refused as exc:
         progress.clear()
+        if isinstance(exc, ResumeError):
+            return fail(f"cannot resume from {args.output!r}: {exc}")
         if not isinstance(exc, EngineError):
             return fail(str(exc))
         return fail(f"engine {shlex.join(command)!r}: {exc}")

@@ -24,6 +24,7 @@ import json
 import logging
 import os
 import queue
+import socket
 import time
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Optional, TypeVar
 
@@ -37,7 +38,7 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 INSTALL_HINT = ("--cluster needs Ray, an optional extra: pip install 'othello_engine[cluster]' "
-                "(or pip install 'ray[default]>=2.9')")
+                "(or pip install 'ray[client]>=2.9')")
 RUNTIME_ENV_VARIABLE = "OTHELLO_CLUSTER_RUNTIME_ENV"
 RETRIES = 3
 """How many times a task whose worker died is given to a new worker before the run fails."""
@@ -95,6 +96,8 @@ def connect(address: str, num_cpus: Optional[int] = None) -> bool:
                       include_dashboard=False)
     elif address == "auto" or address.startswith("ray://") or ":" in address:
         kwargs["address"] = address
+        if address != "auto":  # Ray itself keeps retrying a dead address for minutes
+            _probe(address.removeprefix("ray://"))
     else:
         raise ClusterError(f"bad cluster address {address!r}: expected local, auto, "
                            "ray://HOST:PORT or HOST:PORT")
@@ -103,6 +106,16 @@ def connect(address: str, num_cpus: Optional[int] = None) -> bool:
     except Exception as exc:  # Ray raises ConnectionError, RuntimeError, ValueError...
         raise ClusterError(f"cannot join the Ray cluster at {address!r}: {exc}") from None
     return True
+
+
+def _probe(host_port: str, timeout: float = 5.0) -> None:
+    """ClusterError unless something accepts a TCP connection at HOST:PORT."""
+    host, _, port = host_port.rpartition(":")
+    try:
+        socket.create_connection((host.strip("[]") or "127.0.0.1", int(port)), timeout=timeout).close()
+    except (OSError, ValueError) as exc:
+        raise ClusterError(f"cannot join the Ray cluster at {host_port!r}: "
+                           f"{getattr(exc, 'strerror', None) or exc}") from None
 
 
 def shutdown() -> None:

@@ -283,3 +283,25 @@ def test_imap_ordered_keeps_input_order(ray_local: None) -> None:
     from othello_engine.board import square_name
     items = list(range(64)) * 3
     assert list(cluster.imap_ordered(square_name, items, depth=3)) == [square_name(i) for i in items]
+
+
+@pytest.mark.cluster
+@needs_ray
+def test_engine_faults_on_the_cluster_as_locally(ray_local: None, tmp_path: Path) -> None:
+    """An engine that crashes inside a task loses that game with its reason and is restarted
+    for its next game, as locally; one that cannot start stops the match before any game."""
+    sloppy = shlex.join([PY, str(Path(__file__).parent / "engines" / "random_mover.py"), "--fault", "crash",
+                         "--after", "6"])
+    js, ggf = tmp_path / "out.json", tmp_path / "out.ggf"
+    assert match.main(["--engine", f"cmd={OURS}", "name=ours", "depth=1", "--engine", f"cmd={sloppy}",
+                       "name=sloppy", "--games", "4", "--json", str(js), "--ggf", str(ggf), "--quiet",
+                       "--cluster", "local"]) == 0
+    games = json.loads(js.read_text())["games"]
+    assert [g["number"] for g in games] == [1, 2, 3, 4]
+    assert all(g["culprit"] == "sloppy" and g["termination"] == "crash" for g in games)
+    assert len(ggf.read_text().splitlines()) == 4
+    assert match.main(["--engine", f"cmd={OURS}", "name=ours", "--engine", "cmd=/nonexistent/engine",
+                       "name=gone", "--ggf", str(tmp_path / "none.ggf"), "--cluster", "local"]) == 2
+    assert not (tmp_path / "none.ggf").exists()
+    assert analysis.main([str(positions_file(tmp_path, 2)), "--engine", "/nonexistent/engine",
+                          "--cluster", "local"]) == 2
