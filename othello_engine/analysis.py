@@ -906,8 +906,8 @@ def written_records(path: str, kind: str) -> tuple[int, int, Optional[int]]:
             return len(objects), complete, int(objects[-1]["line"]) if objects else None
         if kind == "csv":
             at, line_at = CsvWriter.columns.index("multipv"), CsvWriter.columns.index("line")
-            rows = [r for r in list(csv.reader(lines))[1:] if len(r) > at and r[at] in ("", "1")]
-            return len(rows), complete, int(rows[-1][line_at]) if rows else None
+            cells = [r for r in list(csv.reader(lines))[1:] if len(r) > at and r[at] in ("", "1")]
+            return len(cells), complete, int(cells[-1][line_at]) if cells else None
         rows = [ln for ln in lines[1:] if ln[:8].strip()]
         return len(rows), complete, int(rows[-1].split()[0].rsplit(":", 1)[-1]) if rows else None
     except (ValueError, KeyError, IndexError, TypeError) as exc:

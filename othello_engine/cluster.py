@@ -409,7 +409,11 @@ def _analysis_start(slot: _AnalysisSlot, _: object) -> None:
 
 
 def _batches(tasks: Iterable[Any], size: int) -> Iterator[Any]:
-    """Consecutive tasks in lists of up to size; a partial list goes out when the input pauses."""
+    """Consecutive tasks in lists of up to size; a partial list goes out when the input pauses.
+
+    >>> list(_batches([1, 2, 3, NOT_YET, NOT_YET, 4], 2))
+    [[1, 2], [3], NOT_YET, [4]]
+    """
     group: list[Any] = []
     for task in tasks:
         if task is NOT_YET:

@@ -733,6 +733,7 @@ def _game_of_record(job: Job, rec: GameRecord, ggf: str) -> GameResult:
     board = rec.board
     moves = len(board.move_stack) - len(opening.board.move_stack)
     kind, _, reason = rec.tags.get("C", "").partition(": ")
+    winner: Optional[int]
     if rec.result.endswith((":t", ":r")) and kind:
         winner = BLACK if rec.result.startswith("+") else WHITE
         culprit = rec.white if winner == BLACK else rec.black
@@ -901,8 +902,8 @@ def main(argv: Optional[list[str]] = None) -> int:
             except MatchError as exc:
                 print(f"othello-match: error: {exc}", file=err)
                 return 2
-            with open(args.ggf, "r+b") as f:
-                f.truncate(complete)  # a record cut short by a kill is played again
+            with open(args.ggf, "r+b") as cut:
+                cut.truncate(complete)  # a record cut short by a kill is played again
             if not args.quiet:
                 print(f"othello-match: resuming: {len(done)} of {total} games already in {args.ggf}",
                       file=err)

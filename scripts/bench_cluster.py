@@ -131,27 +131,27 @@ def main() -> int:
           flush=True)
 
     for label, where in (("local --concurrency", None), ("--cluster local, slots", "local")):
-        first: list[float] = []
+        arrivals: list[float] = []
         t0 = time.perf_counter()
         result = match.run_match(config, cluster=where,
-                                 on_game=lambda g, r: first or first.append(time.perf_counter()))
+                                 on_game=lambda g, r: arrivals.append(time.perf_counter()))
         dt = time.perf_counter() - t0
         assert len(result.games) == args.games
         print(f"match {args.games} games d1 vs d2, {label} {args.slots}: {dt:.2f} s, "
               f"{args.games / dt:.1f} games/s, {1000 * dt / args.games:.1f} ms per game; first game "
-              f"after {first[0] - t0:.2f} s  [{load()}]", flush=True)
+              f"after {arrivals[0] - t0:.2f} s  [{load()}]", flush=True)
 
     limit = analysis.Limit(depth=args.depth)
     for label, where in (("local --jobs", None), ("--cluster local, slots", "local")):
         t0 = time.perf_counter()
-        n, first = 0, 0.0
+        n, first_record = 0, 0.0
         for _ in analysis.analyse_lines([("bench", lines)], limit, jobs=args.slots, cluster=where):
             n += 1
-            first = first or time.perf_counter() - t0
+            first_record = first_record or time.perf_counter() - t0
         dt = time.perf_counter() - t0
         print(f"analysis {n} positions depth {args.depth}, {label} {args.slots}: {dt:.2f} s, "
               f"{n / dt:.0f} positions/s, {1000 * dt / n:.2f} ms per position; first record after "
-              f"{first:.2f} s  [{load()}]", flush=True)
+              f"{first_record:.2f} s  [{load()}]", flush=True)
     cluster.shutdown()
     return 0
 
