@@ -197,6 +197,7 @@ class Pool:
         most ``retries`` times, then ClusterError); an exception func raises is raised here.
         ``items`` may yield NOT_YET (no item for now). ``halt()`` true: stop at once, dropping
         the tasks in flight. ``admit(index)`` false: do not take item ``index`` yet."""
+        global lost_tasks
         ray = self.ray
         lost = (ray.exceptions.RayActorError, ray.exceptions.WorkerCrashedError,
                 ray.exceptions.ObjectLostError)
@@ -246,7 +247,6 @@ class Pool:
                 try:
                     value = ray.get(ref)
                 except lost as exc:
-                    global lost_tasks
                     lost_tasks += 1
                     if tries + 1 > self.retries:
                         raise ClusterError(f"work item {index} lost its worker {tries + 1} times; "

@@ -578,21 +578,6 @@ def play_job(config: MatchConfig, pool: dict[str, Player], job: Job,
     return game
 
 
-def engine_ids(config: MatchConfig) -> dict[str, str]:
-    """Start every engine once and close it again: the name each gives itself, or MatchError
-    naming the first that cannot start or finish its handshake."""
-    pool: dict[str, Player] = {}
-    try:
-        for spec in config.engines:
-            pool[spec.name] = start_player(spec, config.handshake_timeout)
-    except (EngineFailure, DriverError) as exc:
-        raise MatchError(str(exc)) from None
-    finally:
-        for p in pool.values():
-            p.close()
-    return {name: p.engine_id for name, p in pool.items()}
-
-
 def run_match(config: MatchConfig, on_game: Optional[Callable[[GameResult, MatchResult], None]] = None,
               stop: Optional[threading.Event] = None, *, done: Iterable[GameResult] = (),
               cluster: Optional[str] = None) -> MatchResult:
