@@ -728,16 +728,16 @@ def nboard_hint_lines(options: BookOptions, board: Board, count: int = 1) -> lis
 
 def nboard_learn(options: BookOptions, game: Board) -> list[str]:
     """For NBoard ``learn``: add the game to the book file when one is set (the shipped book is
-    never written), then the required ``learned`` reply. A book that cannot be written is reported
-    in a ``status`` line and the session goes on."""
-    lines = []
+    never written); the required ``learned`` reply, then a ``status`` line saying what was done
+    (NBoard clears its status bar when ``learned`` arrives, so the status comes after it). A book
+    that cannot be written is reported in the ``status`` line and the session goes on."""
+    lines = ["learned"]
     if options.enabled and options.path:
         try:
             lines.append(f"status {learn_game(options.path, game)}")
             options.close()  # reopened on next use: the file may have just been created
         except (BookError, sqlite3.Error, OSError) as exc:
             lines.append(f"status book not written: {exc}")
-    lines.append("learned")
     return lines
 
 
@@ -746,7 +746,7 @@ def learn_game(path: str, game: Board, plies: Optional[int] = None) -> str:
     report. Raises BookError when the file cannot be used."""
     with Book.open(path, write=True) as book:
         added = book.add_game(game, plies)
-    return f"learned {len(game.move_stack)} moves into {path} ({added} new positions)"
+    return f"learned: {added} new positions ({len(game.move_stack)} moves into {path})"
 
 
 # --- the command line -------------------------------------------------------------------------

@@ -11,7 +11,7 @@ import traceback
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
-from othello_engine import __version__, _core
+from othello_engine import __version__, _core, weights
 from othello_engine.board import (BLACK, PASS, Board, OthelloError, Square, parse_square,
                                   square_name)
 from othello_engine.engine import Engine, Limit, SearchInfo, SearchResult
@@ -135,6 +135,12 @@ def _book_option(name: str) -> Callable[["UciSession", Any], None]:
     return apply
 
 
+def _set_evaluation(session: "UciSession", name: str) -> None:
+    session.engine.evaluation_kind = name
+    if name == "pattern" and weights.load_error:
+        session.out(f"info string {weights.load_error}")
+
+
 def _set_book_seed(session: "UciSession", seed: int) -> None:
     session.book.seed = seed or None
     session.reseed_book()
@@ -148,6 +154,7 @@ OPTIONS: list[Option] = [
     Option("OwnBook", "check", False, apply=_book_option("OwnBook")),
     Option("BookFile", "string", "", apply=_book_option("BookFile")),
     Option("BookSeed", "spin", 0, 0, 2 ** 31 - 1, apply=_set_book_seed),
+    Option("Evaluation", "combo", "pattern", choices=("pattern", "classic"), apply=_set_evaluation),
 ]
 """Every option, in handshake order. To add one, append an Option here (its apply() does the rest)."""
 
@@ -422,6 +429,8 @@ class UciSession:
         self.out(f"id author {ENGINE_AUTHOR}")
         for opt in OPTIONS:
             self.out(opt.declaration())
+        if weights.load_error and self.engine.evaluation_kind == "pattern":
+            self.out(f"info string {weights.load_error}")
         self.out(ok)
 
     def cmd_isready(self, args: list[str]) -> None:
