@@ -305,3 +305,23 @@ def test_engine_faults_on_the_cluster_as_locally(ray_local: None, tmp_path: Path
     assert not (tmp_path / "none.ggf").exists()
     assert analysis.main([str(positions_file(tmp_path, 2)), "--engine", "/nonexistent/engine",
                           "--cluster", "local"]) == 2
+
+
+@pytest.mark.cluster
+@needs_ray
+def test_training_steps_on_the_cluster_write_the_local_files(ray_local: None, tmp_path: Path) -> None:
+    """othello-train generate and label on Ray: the same files as a local run (items are seeded
+    by their number), and an interrupted file is completed, not redone."""
+    from othello_engine import train
+    settings = train.GenerateSettings(seed=3, depth=1, random_min=2, random_max=8, epsilon=0.05,
+                                      solve=8, evaluation="classic")
+    local, remote = tmp_path / "local.txt", tmp_path / "remote.txt"
+    assert train.generate(str(local), 10, settings, jobs=1, quiet=True) == 10
+    lines = local.read_text().splitlines(True)
+    remote.write_text("".join(lines[:3]) + lines[3][:7])  # a run cut in the middle of game 4
+    assert train.generate(str(remote), 10, settings, quiet=True, cluster="local") == 7
+    assert remote.read_text() == local.read_text()
+    labels_local, labels_remote = tmp_path / "pl.txt", tmp_path / "pr.txt"
+    assert train.label(str(local), str(labels_local), train.LabelSettings(), jobs=1, quiet=True) == 10
+    assert train.main(["label", str(local), str(labels_remote), "-q", "--cluster", "local"]) == 0
+    assert labels_remote.read_text() == labels_local.read_text()
