@@ -93,6 +93,7 @@ def run_ordered(func: Callable, items: Sequence, out: IO[str], jobs: int, desc: 
     bar = progress_bar(total, done, desc, not quiet)
     written = 0
     pool = None
+    results: Iterable
     try:
         if cluster is not None:
             from othello_engine import cluster as ray_cluster  # Ray is imported only on request
@@ -100,7 +101,7 @@ def run_ordered(func: Callable, items: Sequence, out: IO[str], jobs: int, desc: 
         elif jobs > 1:
             ctx = multiprocessing.get_context("fork" if sys.platform.startswith("linux") else "spawn")
             pool = ctx.Pool(jobs, initializer=_worker_init)
-            results: Iterable = pool.imap(func, items, chunksize=chunksize)
+            results = pool.imap(func, items, chunksize=chunksize)
         else:
             results = map(func, items)
         for text in results:
