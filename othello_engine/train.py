@@ -93,7 +93,7 @@ def run_ordered(func: Callable, items: Sequence, out: IO[str], jobs: int, desc: 
     bar = progress_bar(total, done, desc, not quiet)
     written = 0
     pool = None
-    results: Iterable
+    results: Iterable = ()
     try:
         if cluster is not None:
             from othello_engine import cluster as ray_cluster  # Ray is imported only on request
@@ -116,6 +116,8 @@ def run_ordered(func: Callable, items: Sequence, out: IO[str], jobs: int, desc: 
     finally:
         if pool is not None:
             pool.terminate()
+        if cluster is not None:
+            results.close()  # type: ignore[attr-defined]  # ends the slot actors now
         if bar is not None:
             bar.close()
     return written
