@@ -5,6 +5,7 @@ interruption; and without --cluster, Ray is never imported."""
 from __future__ import annotations
 
 import csv
+import importlib.util
 import io
 import json
 import os
@@ -23,7 +24,7 @@ from othello_engine import analysis, cluster, match
 
 PY = sys.executable
 OURS = shlex.join([PY, "-m", "othello_engine"])
-HAVE_RAY = cluster.importlib.util.find_spec("ray") is not None
+HAVE_RAY = importlib.util.find_spec("ray") is not None
 needs_ray = pytest.mark.skipif(not HAVE_RAY, reason="Ray is not installed (pip install 'othello_engine[cluster]')")
 ENGINES = ["--engine", f"cmd={OURS}", "name=d1", "depth=1", "--engine", f"cmd={OURS}", "name=d2", "depth=2"]
 
