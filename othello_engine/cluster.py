@@ -72,7 +72,10 @@ def check_available() -> None:
 
 def _ray() -> Any:
     check_available()
-    import ray
+    try:
+        import ray
+    except ImportError as exc:  # installed but broken (a missing dependency, say)
+        raise ClusterError(f"Ray is installed but cannot be imported: {exc}; {INSTALL_HINT}") from None
     return ray
 
 
