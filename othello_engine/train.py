@@ -85,17 +85,23 @@ def progress_bar(total: int, initial: int, desc: str, enabled: bool):
 
 
 def run_ordered(func: Callable, items: Sequence, out: IO[str], jobs: int, desc: str,
-                done: int, total: int, quiet: bool, chunksize: int = 4) -> int:
-    """Apply func to every item (in jobs processes when jobs > 1) and write each returned text to
-    out in item order as soon as it and all before it are ready. Returns the items written."""
+                done: int, total: int, quiet: bool, chunksize: int = 4,
+                cluster: Optional[str] = None) -> int:
+    """Apply func to every item (in jobs processes when jobs > 1; with ``cluster``, a Ray address,
+    on every CPU of that cluster, see :mod:`othello_engine.cluster`) and write each returned text
+    to out in item order as soon as it and all before it are ready. Returns the items written."""
     bar = progress_bar(total, done, desc, not quiet)
     written = 0
     pool = None
+    results: Iterable = ()
     try:
-        if jobs > 1:
+        if cluster is not None:
+            from othello_engine import cluster as ray_cluster  # Ray is imported only on request
+            results = ray_cluster.imap_ordered(func, items, cluster)
+        elif jobs > 1:
             ctx = multiprocessing.get_context("fork" if sys.platform.startswith("linux") else "spawn")
             pool = ctx.Pool(jobs, initializer=_worker_init)
-            results: Iterable = pool.imap(func, items, chunksize=chunksize)
+            results = pool.imap(func, items, chunksize=chunksize)
         else:
             results = map(func, items)
         for text in results:
@@ -110,6 +116,8 @@ def run_ordered(func: Callable, items: Sequence, out: IO[str], jobs: int, desc: 
     finally:
         if pool is not None:
             pool.terminate()
+        if cluster is not None:
+            results.close()  # type: ignore[attr-defined]  # ends the slot actors now
         if bar is not None:
             bar.close()
     return written
@@ -182,14 +190,16 @@ def _play_game_item(item: tuple[int, GenerateSettings]) -> str:
 
 
 def generate(out_path: str, games: int, settings: GenerateSettings, jobs: int = 1,
-             quiet: bool = False) -> int:
-    """Append games numbered from the file's line count up to games - 1; return how many."""
+             quiet: bool = False, cluster: Optional[str] = None) -> int:
+    """Append games numbered from the file's line count up to games - 1; return how many.
+    ``cluster``: a Ray address to play them on (see :func:`run_ordered`)."""
     done = complete_lines(out_path)
     if done >= games:
         return 0
     items = [(i, settings) for i in range(done, games)]
     with open_text(out_path, "at") as out:
-        return run_ordered(_play_game_item, items, out, jobs, "generate", done, games, quiet)
+        return run_ordered(_play_game_item, items, out, jobs, "generate", done, games, quiet,
+                           cluster=cluster)
 
 
 # --- game records and positions ------------------------------------------------------------------
@@ -282,9 +292,10 @@ def _label_item(item: tuple[str, LabelSettings]) -> str:
 
 
 def label(games_path: str, out_path: str, settings: LabelSettings, jobs: int = 1,
-          quiet: bool = False, limit: Optional[int] = None) -> int:
+          quiet: bool = False, limit: Optional[int] = None, cluster: Optional[str] = None) -> int:
     """Label the games of games_path not yet in out_path (resumes by counting the games whose
-    positions are complete: a game's lines are written together). Returns the games labelled."""
+    positions are complete: a game's lines are written together). Returns the games labelled.
+    ``cluster``: a Ray address to label them on (see :func:`run_ordered`)."""
     with open_text(games_path) as f:
         games = [line for line in f if line.strip()]
     if limit is not None:
@@ -303,7 +314,7 @@ def label(games_path: str, out_path: str, settings: LabelSettings, jobs: int = 1
     items = [(line, settings) for line in games[done:]]
     with open_text(out_path, "at") as out:
         return run_ordered(_label_item, items, out, jobs, "label", done, len(games), quiet,
-                           chunksize=8)
+                           chunksize=8, cluster=cluster)
 
 
 def _passes(line: str) -> int:
@@ -521,7 +532,7 @@ def _solve_item(item: tuple[str]) -> str:
 
 
 def testset(games_path: str, out_path: str, empties: int, count: int, jobs: int = 1,
-            quiet: bool = False) -> int:
+            quiet: bool = False, cluster: Optional[str] = None) -> int:
     """Solve exactly the positions with `empties` empties of the games (one per game, up to count;
     resumable); a position file whose result column is the exact score."""
     cells_list = []
@@ -540,7 +551,7 @@ def testset(games_path: str, out_path: str, empties: int, count: int, jobs: int 
     items = [(c,) for c in cells_list[done:]]
     with open_text(out_path, "at") as out:
         return run_ordered(_solve_item, items, out, jobs, "solve", done, len(cells_list), quiet,
-                           chunksize=1)
+                           chunksize=1, cluster=cluster)
 
 
 def evaluate(path: str, weights_path: Optional[str] = None,
@@ -568,6 +579,11 @@ def evaluate(path: str, weights_path: Optional[str] = None,
     return out
 
 
+CLUSTER_HELP = ("run the work items on Ray: 'local', 'auto' or ray://HOST:PORT, on every CPU of the "
+                "cluster (--jobs is for local runs); the same file as a local run. Needs "
+                "'othello_engine[cluster]'")
+
+
 def main(argv: Optional[list[str]] = None) -> int:
     ap = argparse.ArgumentParser(prog="othello-train", description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="step", required=True)
@@ -582,6 +598,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     g.add_argument("--eval", dest="evaluation", choices=("pattern", "classic"), default="pattern")
     g.add_argument("--weights", help="pattern weights file (default: the shipped one)")
     g.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    g.add_argument("--cluster", metavar="ADDRESS", help=CLUSTER_HELP)
     g.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     lb = sub.add_parser("label", help="a target for every position of the games")
     lb.add_argument("games", help="game file")
@@ -590,6 +607,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     lb.add_argument("--depth", type=int, default=6, help="search depth of the scores")
     lb.add_argument("--limit", type=int, help="label only the first LIMIT games")
     lb.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    lb.add_argument("--cluster", metavar="ADDRESS", help=CLUSTER_HELP)
     lb.add_argument("-q", "--quiet", action="store_true")
     ft = sub.add_parser("fit", help="fit the weights to position files and export them")
     ft.add_argument("positions", nargs="+", help="position files")
@@ -608,16 +626,27 @@ def main(argv: Optional[list[str]] = None) -> int:
     ts.add_argument("--empties", type=int, default=20)
     ts.add_argument("--count", type=int, default=500)
     ts.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    ts.add_argument("--cluster", metavar="ADDRESS", help=CLUSTER_HELP)
     ts.add_argument("-q", "--quiet", action="store_true")
     ev = sub.add_parser("evaluate", help="error of the static evaluations on an exact test set")
     ev.add_argument("testset")
     ev.add_argument("--weights", help="weights file (default: the shipped one)")
     args = ap.parse_args(argv)
+    address = getattr(args, "cluster", None)
+    refused: tuple[type[Exception], ...] = (OSError, ValueError)
+    if address is not None:
+        from othello_engine.cluster import ClusterError, check_available
+        try:
+            check_available()
+        except ClusterError as exc:
+            print(f"othello-train {args.step}: {exc}", file=sys.stderr)
+            return 2
+        refused += (ClusterError,)
     try:
         if args.step == "label":
             t = time.monotonic()
             n = label(args.games, args.out, LabelSettings(depth=args.depth, weights=args.weights),
-                      args.jobs, args.quiet, args.limit)
+                      args.jobs, args.quiet, args.limit, cluster=address)
             print(f"label: {n} games labelled into {args.out} in {time.monotonic() - t:.1f} s",
                   file=sys.stderr)
         elif args.step == "fit":
@@ -630,7 +659,8 @@ def main(argv: Optional[list[str]] = None) -> int:
                                                       phases=phases),
                 args.quiet)
         elif args.step == "testset":
-            n = testset(args.games, args.out, args.empties, args.count, args.jobs, args.quiet)
+            n = testset(args.games, args.out, args.empties, args.count, args.jobs, args.quiet,
+                        cluster=address)
             print(f"testset: {n} positions solved into {args.out}", file=sys.stderr)
         elif args.step == "evaluate":
             evaluate(args.testset, args.weights)
@@ -640,13 +670,13 @@ def main(argv: Optional[list[str]] = None) -> int:
                                  random_max=int(hi or lo), epsilon=args.epsilon, solve=args.solve,
                                  evaluation=args.evaluation, weights=args.weights)
             t = time.monotonic()
-            n = generate(args.out, args.games, s, args.jobs, args.quiet)
+            n = generate(args.out, args.games, s, args.jobs, args.quiet, cluster=address)
             print(f"generate: {n} games written to {args.out} in {time.monotonic() - t:.1f} s",
                   file=sys.stderr)
     except KeyboardInterrupt:
         print("interrupted: the file keeps every whole line; rerun to resume", file=sys.stderr)
         return 130
-    except (OSError, ValueError) as exc:
+    except refused as exc:
         print(f"othello-train {args.step}: {exc}", file=sys.stderr)
         return 2
     return 0
