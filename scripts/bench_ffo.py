@@ -8,7 +8,7 @@ import sys
 import time
 from pathlib import Path
 
-from othello_engine import _core
+from othello_engine import _core, weights
 from othello_engine.board import parse_obf, square_name
 
 
@@ -56,7 +56,28 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--limit", type=float, default=0.0, metavar="SECONDS",
                     help="give up a position after this much time (reported as not solved, not as "
                          "wrong; default: no limit)")
+    ap.add_argument("--eval", dest="evaluation", choices=("pattern", "classic"), default="pattern",
+                    help="evaluation of the solve's preparation and ordering (default pattern)")
+    ap.add_argument("--weights", help="pattern weights file (default: the shipped one)")
+    ap.add_argument("--tune", action="append", default=[], metavar="NAME=VALUE",
+                    help="experiments: set a core tuning parameter (_core._set_tuning or "
+                         "_set_mid_tuning), e.g. sort_eval=14")
     args = ap.parse_args(argv)
+    pattern = args.evaluation == "pattern"
+    if pattern:
+        if args.weights:
+            weights.load(args.weights)
+        elif not weights.ensure_loaded():
+            print(weights.load_error, file=sys.stderr)
+            return 2
+    for item in args.tune:
+        name, _, value = item.partition("=")
+        try:
+            _core._set_tuning(name, int(value))
+        except ValueError:
+            _core._set_mid_tuning(name, int(value))
+    print(f"evaluation {args.evaluation}" + "".join(f"; {t}" for t in args.tune)
+          + f"; load {os.getloadavg()[0]:.1f}")
     suite = load_suite(args.dir)
     numbers = [n for text in args.positions for n in parse_range(text)]
     search = _core.Search(args.hash)
@@ -79,7 +100,8 @@ def main(argv: list[str] | None = None) -> int:
         t0 = time.perf_counter()
         c0 = time.process_time()
         lines, _depth, nodes, exact = search.run(board.player, board.opponent, board.mask,
-                                                 60, 0, 0.0, args.limit, 0, 1, None, solve=1)
+                                                 60, 0, 0.0, args.limit, 0, 1, None, solve=1,
+                                                 pattern=pattern)
         dt = time.perf_counter() - t0
         cpu = time.process_time() - c0
         move, score, _pv = lines[0]
