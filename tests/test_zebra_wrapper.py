@@ -264,6 +264,9 @@ def test_movetime_is_kept() -> None:
                 assert line
             elapsed = time.monotonic() - t0
             assert ms / 1000 - 0.06 <= elapsed <= ms / 1000 + 0.06, (ms, elapsed)
+        proc.stdin.write("quit\n")                # quit, so the wrapper removes its directory
+        proc.stdin.flush()
+        proc.wait(timeout=5)
     finally:
         proc.kill()
         proc.wait()
