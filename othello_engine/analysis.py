@@ -783,6 +783,9 @@ def build_parser() -> argparse.ArgumentParser:
     eng.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                      help="set an engine option (repeatable)")
     eng.add_argument("--hash", type=int, metavar="MB", help="transposition table size")
+    eng.add_argument("--threads", type=int, metavar="N",
+                     help="search threads of each engine (its Threads option); --jobs x --threads "
+                          "should not exceed the cores")
     return p
 
 
@@ -837,7 +840,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         err.write(f"othello-analyze: {text}\n")
         return 2
 
-    for name in ("depth", "nodes", "jobs", "multipv", "hash"):
+    for name in ("depth", "nodes", "jobs", "multipv", "hash", "threads"):
         value = getattr(args, name)
         if value is not None and value < 1:
             return fail(f"--{name} must be at least 1, not {value}")
@@ -863,6 +866,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         options[name.strip()] = value.strip()
     if args.hash is not None:
         options["Hash"] = args.hash
+    if args.threads is not None:
+        options["Threads"] = args.threads
 
     depth = args.depth
     if depth is None and args.time is None and args.nodes is None and not args.exact:

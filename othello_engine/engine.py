@@ -118,6 +118,25 @@ class SearchResult:
         return self.lines[0].pv if self.lines else ()
 
 
+MAX_THREADS = 256
+"""Most search threads an Engine takes."""
+_default_threads = 1
+
+
+def set_default_threads(threads: int) -> None:
+    """The thread count of every Engine made from now on without ``threads=`` (the engine
+    process's ``--threads N`` sets it for all its protocols)."""
+    global _default_threads
+    if isinstance(threads, bool) or not isinstance(threads, int) or not 1 <= threads <= MAX_THREADS:
+        raise ValueError(f"threads={threads!r}: expected a whole number in 1..{MAX_THREADS}")
+    _default_threads = threads
+
+
+def default_threads() -> int:
+    """The thread count an Engine gets when none is given (1 unless set_default_threads)."""
+    return _default_threads
+
+
 InfoCallback = Callable[[SearchInfo], None]
 DoneCallback = Callable[[SearchResult], None]
 
@@ -132,7 +151,7 @@ class Engine:
     """
 
     def __init__(self, hash_mb: int = 16, multipv: int = 1, move_overhead: float = 0.03,
-                 contempt: int = 0) -> None:
+                 contempt: int = 0, threads: Optional[int] = None) -> None:
         self._search = _core.Search(hash_mb)
         self.multipv = multipv
         self.move_overhead = move_overhead
@@ -143,6 +162,7 @@ class Engine:
         self._thread: Optional[threading.Thread] = None
         self._result: Optional[SearchResult] = None
         self._lock = threading.Lock()
+        self.set_threads(default_threads() if threads is None else threads)
 
     # --- options --------------------------------------------------------------------------
     @property
@@ -153,6 +173,20 @@ class Engine:
         """Resize the transposition table (it is cleared)."""
         self.wait()
         self._search.resize(hash_mb)
+
+    @property
+    def threads(self) -> int:
+        """Search threads (1..MAX_THREADS); they share the transposition table."""
+        return self._search.threads
+
+    def set_threads(self, threads: int) -> None:
+        """Search with this many threads from the next search on (waits for a running one).
+        ValueError outside 1..MAX_THREADS, MemoryError when their state cannot be had (the
+        previous count stays)."""
+        if isinstance(threads, bool) or not isinstance(threads, int) or not 1 <= threads <= MAX_THREADS:
+            raise ValueError(f"threads={threads!r}: expected a whole number in 1..{MAX_THREADS}")
+        self.wait()
+        self._search.set_threads(threads)
 
     def new_game(self) -> None:
         """Forget what earlier searches learned."""
