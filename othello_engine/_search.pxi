@@ -50,14 +50,17 @@ cdef int EG_ROOT_WINDOW = 1      # experiments: half-width of the solve's first 
 # and moves are deferred from this depth (midgame) or number of empties (solver) on.
 cdef int HELP_MIN_DEPTH = 6
 cdef int MID_DEFER_MIN = 3
-cdef int EG_DEFER_MIN = 12
+cdef int EG_DEFER_MIN = 10
+cdef int HELP_SKEW = 0           # odd helpers search this many plies deeper (0: measured best)
 
 
 def _set_mid_tuning(str name, int value):
     """Experiments only: change one of the midgame ordering parameters."""
     global MID_SORT_SEARCH, MID_SORT_DEEP, MID_SORT_DEPTH, MID_SORT_MOB, MPC_MIN_DEPTH, MPC_MARGIN
-    global SOLVE_PREP_DEPTH, EG_ROOT_WINDOW, HELP_MIN_DEPTH, MID_DEFER_MIN, EG_DEFER_MIN
-    if name == "help_depth":
+    global SOLVE_PREP_DEPTH, EG_ROOT_WINDOW, HELP_MIN_DEPTH, MID_DEFER_MIN, EG_DEFER_MIN, HELP_SKEW
+    if name == "help_skew":
+        HELP_SKEW = value
+    elif name == "help_depth":
         HELP_MIN_DEPTH = value
     elif name == "mid_defer":
         MID_DEFER_MIN = value
@@ -520,7 +523,8 @@ cdef void helper_work(SearchState* h, u64 P, u64 O, int depth, int alpha, int be
     if eg:
         root_iteration(h, P, O, depth, alpha, beta, True)
         return
-    depth += h.thread_id & 1
+    if h.thread_id & 1:
+        depth += HELP_SKEW
     while depth <= 60:
         root_iteration(h, P, O, depth, alpha, beta, False)
         if h.aborted:

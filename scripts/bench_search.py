@@ -41,9 +41,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--depth", type=int, default=11, help="fixed depth to time (default 11)")
     ap.add_argument("--hash", type=int, default=64, help="table MiB (default 64)")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--threads", default="1", metavar="N[,M...]",
+                    help="search threads; a list such as 1,2 times the fixed depth with each count "
+                         "in turn and prints the speed-ups over the first (default 1)")
     args = ap.parse_args(argv)
     boards = midgame_positions(args.positions, args.seed)
-    search = _core.Search(args.hash)
+    counts = [int(t) for t in args.threads.split(",")]
+    if len(counts) > 1:
+        return compare_threads(boards, args, counts)
+    search = _core.Search(args.hash, counts[0])
     depths, rates, fixed = [], [], []
     print(f"{'pos':>3} {'emp':>3} | {'depth@' + str(args.time) + 's':>9} {'nodes':>10} {'Mnps':>6} | "
           f"{'d' + str(args.depth) + ' time':>8} {'nodes':>10} {'Mnps':>6}")
@@ -65,6 +71,38 @@ def main(argv: list[str] | None = None) -> int:
     print(f"mean {statistics.mean(rates) / 1e6:.2f} Mnps, depth in {args.time}s: median "
           f"{statistics.median(depths)}, min {min(depths)}; depth {args.depth}: mean "
           f"{statistics.mean(fixed):.3f}s, max {max(fixed):.3f}s")
+    return 0
+
+
+def compare_threads(boards: list[Board], args: argparse.Namespace, counts: list[int]) -> int:
+    """Time to args.depth of every position with each thread count; speed-ups over the first count
+    and nodes per second per thread."""
+    searches = {t: _core.Search(args.hash, t) for t in counts}
+    times: dict[int, list[float]] = {t: [] for t in counts}
+    rates: dict[int, list[float]] = {t: [] for t in counts}
+    print(f"{'pos':>3} {'emp':>3} " + " ".join(f"{f'{t}t d{args.depth} s':>10} {'nodes':>10} {'Mnps/t':>6}"
+                                               for t in counts))
+    for i, b in enumerate(boards, 1):
+        row = f"{i:>3} {b.empties:>3} "
+        for t in counts:
+            search = searches[t]
+            search.clear()
+            t0 = time.perf_counter()
+            _, _, nodes, _ = search.run(b.player, b.opponent, b.mask, args.depth, solve_lead=0)
+            dt = time.perf_counter() - t0
+            times[t].append(dt)
+            rates[t].append(nodes / dt / t)
+            row += f"{dt:>10.3f} {nodes:>10} {nodes / dt / t / 1e6:>6.2f} "
+        print(row, flush=True)
+    base = counts[0]
+    for t in counts:
+        total = sum(times[t])
+        ratios = sorted(a / b for a, b in zip(times[base], times[t]))
+        print(f"threads {t}: depth {args.depth} in {total:.2f} s total, "
+              f"{statistics.mean(rates[t]) / 1e6:.2f} Mnps per thread"
+              + ("" if t == base else f"; speed-up x{sum(times[base]) / total:.2f} over {base} "
+                 f"(per position: median x{statistics.median(ratios):.2f}), nodes/s per thread "
+                 f"{statistics.mean(rates[t]) / statistics.mean(rates[base]):.0%} of {base}"))
     return 0
 
 
