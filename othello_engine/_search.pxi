@@ -9,9 +9,10 @@
 #
 # Threads: each search thread has its own SearchState (pv, counters, evaluation context) and all
 # share the table, the stop flag and a node counter. The helpers run the main thread's iterations
-# alongside it (lazy SMP: odd helpers one ply deeper in the midgame), and every thread defers a
-# move whose subtree another thread is searching (a "busy" table of positions, as in simplified
-# ABDADA), so that the threads split the tree instead of repeating one another.
+# alongside it (as in lazy SMP, but on the same depth: one ply deeper cost more nodes to a depth),
+# and every thread defers a move whose subtree another thread is searching (a "busy" table of
+# positions, as in simplified ABDADA), so that the threads split the tree instead of repeating
+# one another. Only the main thread's results are reported.
 
 from libc.stdlib cimport calloc
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
@@ -518,7 +519,8 @@ cdef void order_root(SearchState* st, u64 P, u64 O) noexcept nogil:
 cdef void helper_work(SearchState* h, u64 P, u64 O, int depth, int alpha, int beta,
                       bint eg) noexcept nogil:
     """A helper thread's part of one iteration of the main thread: the same root iteration (odd
-    helpers one ply deeper in the midgame), then deeper ones, until the main thread is done."""
+    helpers HELP_SKEW plies deeper in the midgame), then deeper ones, until the main thread is
+    done."""
     cdef int v
     if eg:
         root_iteration(h, P, O, depth, alpha, beta, True)

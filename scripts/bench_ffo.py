@@ -65,6 +65,10 @@ def main(argv: list[str] | None = None) -> int:
     counts = [int(t) for t in args.threads.split(",")]
     if len(counts) == 1:
         return solve_all(suite, numbers, args, counts[0])[0]
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from bench_search import parallel_capacity
+    print(f"control: {max(counts)} independent perft threads run x{parallel_capacity(max(counts)):.2f} "
+          f"as fast as one (the cores this process gets now)")
     walls: dict[int, list[float]] = {t: [] for t in counts}
     wrong = 0
     for n in numbers:

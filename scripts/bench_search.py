@@ -6,6 +6,7 @@ import argparse
 import random
 import statistics
 import sys
+import threading
 import time
 
 from othello_engine import _core
@@ -74,9 +75,35 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def parallel_capacity(threads: int, seconds: float = 2.0) -> float:
+    """How many cores this process gets now: the throughput of `threads` independent perft counts
+    (no shared data) over that of one. On a shared machine it is below `threads`, and no search can
+    be faster with `threads` threads than this control."""
+    P, O = 0x0000000810000000, 0x0000001008000000
+
+    def rate(n: int) -> float:
+        done = [0] * n
+        stop = time.perf_counter() + seconds / 2
+
+        def work(k: int) -> None:
+            while time.perf_counter() < stop:
+                _core.perft(P, O, 9, bulk=True)
+                done[k] += 1
+        workers = [threading.Thread(target=work, args=(k,)) for k in range(n)]
+        t0 = time.perf_counter()
+        for w in workers:
+            w.start()
+        for w in workers:
+            w.join()
+        return sum(done) / (time.perf_counter() - t0)
+    return rate(threads) / rate(1)
+
+
 def compare_threads(boards: list[Board], args: argparse.Namespace, counts: list[int]) -> int:
     """Time to args.depth of every position with each thread count; speed-ups over the first count
     and nodes per second per thread."""
+    print(f"control: {max(counts)} independent perft threads run x{parallel_capacity(max(counts)):.2f} "
+          f"as fast as one (the cores this process gets now)")
     searches = {t: _core.Search(args.hash, t) for t in counts}
     times: dict[int, list[float]] = {t: [] for t in counts}
     rates: dict[int, list[float]] = {t: [] for t in counts}
