@@ -44,6 +44,7 @@ cdef struct EvalCtx:
     int phase[65]         # disc count -> phase index 0..64
     int w[N_FEATURES][65]
     int wclass[N_CLASSES][65]
+    int pattern           # 1: evaluate with the pattern weights (8x8 only, once they are loaded)
 
 
 # Weight anchors: (phase, value) pairs, linearly interpolated over phases 0..64.
@@ -88,6 +89,7 @@ cdef void eval_ctx_init(EvalCtx* c, u64 mask) except *:
         n += 1
     c.mask = mask
     c.squares = oe_popcount(mask)
+    c.pattern = 0
     cnr = ((0, 0), (0, n - 1), (n - 1, 0), (n - 1, n - 1))
     c.corners = 0
     for k in range(4):
@@ -140,6 +142,9 @@ cdef inline u64 neighbours(u64 x) noexcept nogil:
     """Squares next to a disc of x in any of the eight directions (inside the 8x8 frame)."""
     return (((x << 1) & NOT_A) | ((x >> 1) & NOT_H) | (x << 8) | (x >> 8)
             | ((x << 9) & NOT_A) | ((x >> 9) & NOT_H) | ((x << 7) & NOT_H) | ((x >> 7) & NOT_A))
+
+
+include "_pattern.pxi"
 
 
 cdef inline u64 corner_stable(u64 P) noexcept nogil:
@@ -225,12 +230,15 @@ cdef inline int count_stable(EvalCtx* c, u64 P, u64 O) noexcept nogil:
 cdef int evaluate_terms(EvalCtx* c, u64 P, u64 O, u64 mP, u64 mO, int* terms) noexcept nogil:
     """Evaluation of P (to move) against O in centi-discs; mP and mO are both sides' legal moves.
     When terms is not NULL it receives the N_FEATURES weighted features (their sum is returned,
-    before clamping to +-6300 so that no heuristic score reaches a proven one)."""
+    before clamping to +-6300 so that no heuristic score reaches a proven one). With c.pattern set
+    and no terms wanted, the pattern evaluation answers instead."""
     cdef u64 empty = c.mask & ~(P | O)
     cdef int ph = c.phase[oe_popcount(P | O)]
     cdef int k, t, total, sp, so, odd_p, odd_o, ne
     cdef u64 xs = 0, cs = 0, q
     cdef int f[N_FEATURES]
+    if c.pattern and terms == NULL:
+        return pattern_eval(P, O, mP, mO)
     f[0] = c.w[0][ph] * (oe_popcount(P) - oe_popcount(O))
     f[1] = c.w[1][ph] * (oe_popcount(mP) + oe_popcount(mP & c.corners)
                          - oe_popcount(mO) - oe_popcount(mO & c.corners))

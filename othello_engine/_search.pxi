@@ -602,7 +602,7 @@ cdef class Search:
 
     def __dealloc__(self):
         if self.table.entries != NULL:
-            free(self.table.entries)
+            oe_table_free(self.table.entries, self.table.n_entries * sizeof(TTEntry))
             self.table.entries = NULL
         free(self.helpers)
         self.helpers = NULL
@@ -615,7 +615,14 @@ cdef class Search:
         """Set the transposition table size in MiB (clears it)."""
         if hash_mb < 1:
             raise ValueError(f"hash size {hash_mb} MiB is below 1")
+        cdef int kept
         if tt_allocate(&self.table, hash_mb) != 0:
+            # the old table was freed first: take its size back (or the least), so that the
+            # engine never searches without a table
+            for kept in (self.hash_mb, 1):
+                if kept >= 1 and tt_allocate(&self.table, kept) == 0:
+                    self.hash_mb = kept
+                    break
             raise MemoryError(f"cannot allocate a {hash_mb} MiB transposition table")
         self.hash_mb = hash_mb
 
@@ -762,7 +769,7 @@ cdef class Search:
     def run(self, u64 P, u64 O, u64 mask, int max_depth=60, u64 max_nodes=0,
             double soft_time=0.0, double hard_time=0.0, u64 root_moves=0, int multipv=1,
             object callback=None, *, int contempt=0, int solve=SOLVE_AUTO, int solve_lead=-1,
-            bint selective=True):
+            bint selective=True, bint pattern=False):
         """Search P (to move) against O.
 
         Returns (lines, depth, nodes, exact): lines is a list of (move, score, pv tuple) best first,
@@ -777,7 +784,8 @@ cdef class Search:
         solver when the empties are few enough (solve_lead: how many empties beyond the depth
         reached, -1 = default), 1 = solve exactly whatever the depth limit, 2 = win/loss/draw
         only (scores +100 / contempt / -100, exact stays False). selective: allow probcut in
-        the midgame iterations that can not reach the end of the game.
+        the midgame iterations that can not reach the end of the game. pattern: evaluate with the
+        pattern weights where they apply (8x8, weights loaded), else with the classic features.
         """
         cdef u64 moves, m
         cdef int depth, empties, i, delta, alpha, beta, guess, done_depth, lead
@@ -787,6 +795,10 @@ cdef class Search:
         cdef SearchState* st = &self.st
         st.start = now_seconds()
         self._prepare(mask)
+        use_pattern = 1 if (pattern and mask == FULL_MASK_C and oe_pw != NULL) else 0
+        if use_pattern != st.ev.pattern:
+            st.ev.pattern = use_pattern
+            tt_clear(&self.table)         # its bounds came from the other evaluation
         st.nodes = 0
         st.max_nodes = max_nodes
         st.check_at = POLL_NODES if (max_nodes == 0 or max_nodes > POLL_NODES) else max_nodes
@@ -953,9 +965,12 @@ cdef int square_order_value(EvalCtx* c, int sq):
     return 0
 
 
-def evaluation_terms(u64 P, u64 O, u64 mask=0xFFFFFFFFFFFFFFFFULL):
+def evaluation_terms(u64 P, u64 O, u64 mask=0xFFFFFFFFFFFFFFFFULL, bint pattern=False):
     """Static evaluation of P (to move) feature by feature, in centi-discs, plus its 'total'
-    (the sum, clamped to +-6300). A finished game scores its final disc difference instead."""
+    (the sum, clamped to +-6300). A finished game scores its final disc difference instead.
+    With pattern (and the pattern evaluation applying: 8x8, weights loaded) the named features
+    are followed by 'classic' (their clamped sum), the pattern families and scalar terms, and
+    'pattern', and 'total' is the pattern evaluation (clamped)."""
     cdef EvalCtx ctx
     cdef int terms[N_FEATURES]
     cdef int total, k
@@ -966,5 +981,9 @@ def evaluation_terms(u64 P, u64 O, u64 mask=0xFFFFFFFFFFFFFFFFULL):
     if (mP | mO) == 0:
         out = {name: 0 for name in FEATURE_NAMES}
         total = final_score(P, O, mask)
+    if pattern and mask == FULL_MASK_C and oe_pw != NULL and (mP | mO):
+        out["classic"] = total
+        out.update(pattern_terms(P, O))
+        total = max(-6300, min(6300, out["pattern"]))
     out["total"] = total
     return out

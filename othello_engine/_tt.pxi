@@ -50,18 +50,20 @@ cdef inline u64 position_hash(u64 P, u64 O) noexcept nogil:
 
 cdef int tt_allocate(TTable* t, int hash_mb) noexcept nogil:
     """(Re)allocate the table to the largest power of two of entries within hash_mb MiB, empty.
-    Returns -1 and keeps the old table (and its contents) when the new one can not be had."""
+    The old table is freed first, so that the two never take memory at once; returns -1 when
+    the new one can not be had, leaving no table (the caller allocates one again)."""
     cdef u64 want = (<u64>max(hash_mb, 1)) * 1024 * 1024 // sizeof(TTEntry)
     cdef u64 n = TT_BUCKET
     cdef TTEntry* fresh
     while n * 2 <= want:
         n *= 2
-    # the new table first: a failed resize must leave a usable engine behind
+    if t.entries != NULL:
+        oe_table_free(t.entries, t.n_entries * sizeof(TTEntry))
+        t.entries = NULL
+        t.n_entries = 0
     fresh = <TTEntry*>oe_table_alloc(n * sizeof(TTEntry))
     if fresh == NULL:
         return -1
-    if t.entries != NULL:
-        free(t.entries)
     t.entries = fresh
     t.n_entries = n
     t.age = 0
@@ -70,7 +72,7 @@ cdef int tt_allocate(TTable* t, int hash_mb) noexcept nogil:
 
 cdef inline void tt_clear(TTable* t) noexcept nogil:
     if t.entries != NULL:
-        memset(t.entries, 0, t.n_entries * sizeof(TTEntry))
+        oe_table_zero(t.entries, t.n_entries * sizeof(TTEntry))
     t.age = 0
 
 
@@ -91,18 +93,57 @@ cdef extern from *:
     /* A zeroed table. Tables of 2 MiB and more are aligned to 2 MiB and, on Linux, offered to
        the kernel as transparent huge pages: a probe is a random access, and with 4 KiB pages
        nearly every one also misses the TLB. */
+    /* A zeroed table. Tables of 2 MiB and more are aligned to 2 MiB and, on Linux, offered to
+       the kernel as transparent huge pages: a probe is a random access, and with 4 KiB pages
+       nearly every one also misses the TLB. On Linux they are fresh anonymous pages, which the
+       kernel zeroes when first touched: no memset, so a 4 GiB table is had at once and costs
+       memory only as the search fills it. */
     static void* oe_table_alloc(size_t bytes) {
         const size_t huge = (size_t)2 << 20;
         void* p = NULL;
         if (bytes < huge)
             return calloc(1, bytes);
-        if (posix_memalign(&p, huge, bytes) != 0)
+    #if defined(__linux__)
+        size_t span = bytes + huge;
+        char* raw = (char*)mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (raw == MAP_FAILED)
             return NULL;
-    #if defined(__linux__) && defined(MADV_HUGEPAGE)
+        size_t head = (huge - ((size_t)raw & (huge - 1))) & (huge - 1);
+        if (head)
+            munmap(raw, head);
+        if (span - head - bytes)
+            munmap(raw + head + bytes, span - head - bytes);
+        p = raw + head;
+    #if defined(MADV_HUGEPAGE)
         madvise(p, bytes, MADV_HUGEPAGE);
     #endif
+        return p;
+    #else
+        if (posix_memalign(&p, huge, bytes) != 0)
+            return NULL;
         memset(p, 0, bytes);
         return p;
+    #endif
+    }
+    static void oe_table_free(void* p, size_t bytes) {
+        if (p == NULL)
+            return;
+    #if defined(__linux__)
+        if (bytes >= ((size_t)2 << 20)) {
+            munmap(p, bytes);
+            return;
+        }
+    #endif
+        free(p);
+    }
+    /* Zero a table; a large one on Linux by giving its pages back (zero again when next
+       touched), which takes no time for the pages a search never reached. */
+    static void oe_table_zero(void* p, size_t bytes) {
+    #if defined(__linux__)
+        if (bytes >= ((size_t)2 << 20) && madvise(p, bytes, MADV_DONTNEED) == 0)
+            return;
+    #endif
+        memset(p, 0, bytes);
     }
     """
     void oe_prefetch(const void* p) noexcept nogil
@@ -112,6 +153,8 @@ cdef extern from *:
     int oe_load_int(const int* p) noexcept nogil
     void oe_store_int(int* p, int v) noexcept nogil
     void* oe_table_alloc(size_t bytes) noexcept nogil
+    void oe_table_free(void* p, size_t bytes) noexcept nogil
+    void oe_table_zero(void* p, size_t bytes) noexcept nogil
 
 
 cdef inline TTEntry* tt_bucket(TTable* t, u64 key) noexcept nogil:

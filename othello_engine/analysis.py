@@ -27,12 +27,19 @@ from othello_engine.board import (BLACK, PASS, Board, OthelloError, Square, pars
                                   parse_square, square_name)
 from othello_engine.client import (Engine, EngineError, EngineTerminatedError, EngineTimeoutError,
                                    Info, Limit, PlayResult)
+from othello_engine.textnum import float_arg, int_arg
 
 FORMATS = ("obf", "board", "fen", "moves", "ggf")
 DEFAULT_DEPTH = 12
 DEFAULT_ENGINE = [sys.executable, "-m", "othello_engine"]
 MAX_ECHO = 200
 """Characters of an input line an error record repeats; the rest is cut (see clip_input)."""
+MAX_LINE = 1 << 20
+"""Longest input line read (bytes), as in the engine: a longer one is an error record and its
+rest is read and dropped without being held in memory."""
+READ_AHEAD = 512
+"""Positions read ahead of the output at most (the input is not read further until the output
+catches up), so that an endless or huge input takes bounded memory."""
 
 
 def clip_input(text: str) -> str:
@@ -49,6 +56,10 @@ def clip_input(text: str) -> str:
 
 class InputError(ValueError):
     """An input line that cannot be read as a position or game."""
+
+
+class ResumeError(ValueError):
+    """An output file to resume that does not belong to this input."""
 
 
 # --- input ---------------------------------------------------------------------------------------
@@ -162,6 +173,8 @@ def parse_line(text: str, fmt: str = "auto") -> tuple[str, list[Position]]:
         if isinstance(exc, InputError):
             raise
         raise InputError(str(exc)) from None
+    except (ValueError, OverflowError) as exc:  # a number no reader should have let through
+        raise InputError(f"unreadable: {exc}") from None
 
 
 # --- output records --------------------------------------------------------------------------------
@@ -402,98 +415,168 @@ Source = tuple[str, Iterable[str]]
 def analyse_lines(sources: Sequence[Source], limit: Limit, *, spec: Optional[EngineSpec] = None,
                   multipv: int = 1, jobs: int = 1, fmt: str = "auto",
                   timeout: Optional[float] = None,
-                  on_progress: Optional[Callable[[int, Optional[int]], None]] = None
-                  ) -> Generator[Record, None, None]:
+                  on_progress: Optional[Callable[[int, Optional[int]], None]] = None,
+                  skip: int = 0, last_line: Optional[int] = None,
+                  cluster: Optional[str] = None) -> Generator[Record, None, None]:
     """Analyse every position of the input lines with ``jobs`` engine processes and yield the
     records in input order (a GGF game gives one record per move). Blank lines and lines
     starting with ``#`` are skipped. on_progress(done, total) is called as positions finish
     (total is None until all input is read). Engines are started first: EngineError if that
-    fails (before any record is yielded)."""
+    fails (before any record is yielded). ``skip``: the first records are already written (an
+    earlier run); they are neither analysed nor yielded; ``last_line``: the input line of the
+    last of them, checked (ResumeError from the reader if the input differs). ``cluster``: a Ray address (see
+    :mod:`othello_engine.cluster`); the positions then go to its workers in batches, ``jobs``
+    engines at once (1: one per CPU of the cluster)."""
     spec = spec or EngineSpec()
     if jobs < 1:
         raise ValueError(f"jobs must be at least 1, not {jobs}")
+    if cluster is not None:
+        from othello_engine import cluster as ray_cluster  # Ray is imported only on request
+        remote = EngineSpec(spec.command, spec.protocol, dict(spec.options))  # no local stderr
+        runner = ray_cluster.AnalysisRunner(remote, limit, multipv, timeout, address=cluster,
+                                            slots=None if jobs == 1 else jobs)
+        return _run(sources, [runner.consume], [], fmt, on_progress, skip, last_line)
     workers = _start_workers(spec, jobs)
-    return _run(sources, workers, limit, multipv, fmt, timeout, on_progress)
+
+    def consumer(worker: _Worker) -> _Consumer:
+        def work(tasks: queue.Queue[Optional[_Task]], publish: Callable[[int, Record], None],
+                 halt: Callable[[], bool]) -> None:
+            while True:
+                task = tasks.get()
+                if task is None or halt():
+                    return
+                publish(task.index, analyse_task(worker, task, limit, multipv, timeout))
+        return work
+
+    return _run(sources, [consumer(w) for w in workers], [w.close for w in workers], fmt,
+                on_progress, skip, last_line)
 
 
-def _run(sources: Sequence[Source], workers: list[_Worker], limit: Limit, multipv: int, fmt: str,
-         timeout: Optional[float], on_progress: Optional[Callable[[int, Optional[int]], None]]
-         ) -> Generator[Record, None, None]:
+def analyse_task(worker: _Worker, task: _Task, limit: Limit, multipv: int,
+                 timeout: Optional[float]) -> Record:
+    """One position's record from worker's engine; never raises (a bug gives an error record,
+    so the position is not lost and the run does not hang). The work of one engine slot,
+    locally (a thread) or on a cluster (an actor)."""
+    try:
+        return worker.analyse(task, limit, multipv, timeout)
+    except Exception as exc:
+        return _Worker.error(task, f"internal error: {exc!r}")
+
+
+_Consumer = Callable[["queue.Queue[Optional[_Task]]", Callable[[int, "Record"], None],
+                      Callable[[], bool]], None]
+"""A consumer of positions: takes tasks off the queue until None (or halt()), publishes each
+record under its index."""
+
+
+def _run(sources: Sequence[Source], consumers: list[_Consumer], closers: list[Callable[[], None]],
+         fmt: str, on_progress: Optional[Callable[[int, Optional[int]], None]], skip: int = 0,
+         last_line: Optional[int] = None) -> Generator[Record, None, None]:
     tasks: queue.Queue[Optional[_Task]] = queue.Queue()
-    board = _ResultBoard()
+    board = _ResultBoard(skip, max(READ_AHEAD, 32 * len(consumers)))  # room for every slot
+
+    def check_resume(index: int, number: int) -> None:
+        if index == skip - 1 and last_line is not None and number != last_line:
+            raise ResumeError(f"the output does not match the input: its record {skip} is of line "
+                              f"{last_line}, the input gives line {number}")
 
     def feed() -> None:
         index = 0
         try:
             for name, lines in sources:
                 for number, raw in enumerate(lines, 1):
-                    if board.stopped:
+                    if not board.wait_room(index):  # read ahead only so far: memory stays bounded
                         return
                     text = raw.rstrip("\r\n")
                     if not text.strip() or text.lstrip().startswith("#"):
                         continue
                     try:
+                        length = getattr(raw, "length", len(text))
+                        if length > MAX_LINE:
+                            raise InputError(f"line of {length} bytes is longer than the "
+                                             f"{MAX_LINE} bytes a line may have: not read")
                         found, positions = parse_line(text, fmt)
-                    except InputError as exc:
-                        detected = detect_format(text) if fmt == "auto" else fmt
-                        board.publish(index, Record(
-                            file=name, line=number, input=clip_input(text),
-                            format=None if detected == "unknown" else detected, error=str(exc)))
+                    except Exception as exc:  # a bad line is one error record, never the end
+                        detected = detect_format(text[:MAX_ECHO]) if fmt == "auto" else fmt
+                        why = str(exc) if isinstance(exc, InputError) else f"internal error: {exc!r}"
+                        check_resume(index, number)
+                        if index >= skip:
+                            board.publish(index, Record(
+                                file=name, line=number, input=clip_input(text),
+                                format=None if detected == "unknown" else detected, error=why))
                         index += 1
                         continue
                     for pos in positions:
-                        tasks.put(_Task(index, name, number, text, found, pos))
+                        check_resume(index, number)
+                        if index >= skip:
+                            tasks.put(_Task(index, name, number, text, found, pos))
                         index += 1
         except (OSError, UnicodeError) as exc:
             board.publish(index, Record(file="?", line=0, input="",
                                         error=f"cannot read input: {exc}"))
             index += 1
+        except ResumeError as exc:
+            board.fail(exc)
         finally:
+            if 0 < index < skip and last_line is not None:  # the input is shorter than the output
+                board.fail(ResumeError(f"the output does not match the input: it holds {skip} "
+                                       f"records, the input gives {index}"))
             board.finish(index)
-            for _ in workers:
+            for _ in consumers:
                 tasks.put(None)
 
-    def work(worker: _Worker) -> None:
-        while True:
-            task = tasks.get()
-            if task is None or board.stopped:
-                return
-            try:
-                record = worker.analyse(task, limit, multipv, timeout)
-            except Exception as exc:  # a bug must not lose the position or hang the run
-                record = _Worker.error(task, f"internal error: {exc!r}")
-            board.publish(task.index, record)
+    def consume(consumer: _Consumer) -> None:
+        try:
+            consumer(tasks, board.publish, lambda: board.stopped)
+        except BaseException as exc:  # e.g. a cluster that fails: the reader raises it
+            board.fail(exc)
 
     threads = [threading.Thread(target=feed, name="analyze-input", daemon=True)]
-    threads += [threading.Thread(target=work, args=(w,), name=f"analyze-{i}", daemon=True)
-                for i, w in enumerate(workers)]
+    threads += [threading.Thread(target=consume, args=(c,), name=f"analyze-{i}", daemon=True)
+                for i, c in enumerate(consumers)]
     for t in threads:
         t.start()
     try:
-        for index in itertools.count():
+        for index in itertools.count(skip):
             record = board.take(index, on_progress)
             if record is None:
                 return
             yield record
     finally:
         board.stopped = True
-        for w in workers:
-            w.close()  # also ends a search in progress: its process is gone
-        for _ in workers:
+        for close in closers:
+            close()  # also ends a search in progress: its process is gone
+        for _ in consumers:
             tasks.put(None)
         for t in threads[1:]:
             t.join(timeout=5)
 
 
 class _ResultBoard:
-    """Where workers leave records and the reader takes them in input order."""
+    """Where workers leave records and the reader takes them in input order (from index skip)."""
 
-    def __init__(self) -> None:
+    def __init__(self, skip: int = 0, window: int = READ_AHEAD) -> None:
         self.cond = threading.Condition()
         self.results: dict[int, Record] = {}
-        self.done = 0
+        self.done = skip
         self.total: Optional[int] = None
         self.stopped = False
+        self.taken = skip           # the read-ahead window counts from the first record not yet written
+        self.window = window
+        self.error: Optional[BaseException] = None
+
+    def wait_room(self, index: int) -> bool:
+        """Block the reader while index is window positions ahead of the consumer; False once
+        the run is stopped."""
+        with self.cond:
+            while not self.stopped and index - self.taken >= self.window:
+                self.cond.wait(0.2)
+            return not self.stopped
+
+    def fail(self, exc: BaseException) -> None:
+        with self.cond:
+            self.error = exc
+            self.cond.notify_all()
 
     def publish(self, index: int, record: Record) -> None:
         with self.cond:
@@ -510,11 +593,17 @@ class _ResultBoard:
              ) -> Optional[Record]:
         """The record at index, waiting for it; None after the last one."""
         with self.cond:
-            while index not in self.results and (self.total is None or index < self.total):
+            while True:
+                if self.error is not None:
+                    raise self.error
+                if index in self.results or (self.total is not None and index >= self.total):
+                    break
                 self.cond.wait(0.2)
                 if on_progress is not None:
                     on_progress(self.done, self.total)
             record = self.results.pop(index, None)
+            self.taken = index + 1
+            self.cond.notify_all()
             done, total = self.done, self.total
         if on_progress is not None:
             on_progress(done, total)
@@ -567,10 +656,11 @@ class TableWriter:
     header = (f"{'line':>8} {'ply':>3} {'empt':>4} {'side':5} {'best':4} {'score':>6} {'exact':5} "
               f"{'depth':>5} {'nodes':>7} {'time':>7}  pv")
 
-    def __init__(self, out: IO[str], show_file: bool = False) -> None:
+    def __init__(self, out: IO[str], show_file: bool = False, header: bool = True) -> None:
         self.out = out
         self.show_file = show_file
-        self.out.write(self.header + "\n")
+        if header:
+            self.out.write(self.header + "\n")
 
     def write(self, r: Record) -> None:
         where = f"{r.file}:{r.line}" if self.show_file else str(r.line)
@@ -616,10 +706,11 @@ class CsvWriter:
                "move", "score", "exact", "depth", "nodes", "time", "pv", "known_score", "agrees",
                "error")
 
-    def __init__(self, out: IO[str]) -> None:
+    def __init__(self, out: IO[str], header: bool = True) -> None:
         self.out = out
         self.writer = csv.writer(out, lineterminator="\n")
-        self.writer.writerow(self.columns)
+        if header:
+            self.writer.writerow(self.columns)
 
     def write(self, r: Record) -> None:
         base = {"file": r.file, "line": r.line, "ply": r.ply, "played": r.played,
@@ -757,20 +848,29 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--format", choices=("auto",) + FORMATS, default="auto",
                    help="input format (default: detect per line)")
     lim = p.add_argument_group("limits (per position)")
-    lim.add_argument("--depth", type=int, help=f"search depth (default {DEFAULT_DEPTH} when no "
+    lim.add_argument("--depth", type=int_arg, help=f"search depth (default {DEFAULT_DEPTH} when no "
                                                 "other limit is given)")
-    lim.add_argument("--time", type=float, help="seconds per position")
-    lim.add_argument("--nodes", type=int, help="nodes per position")
+    lim.add_argument("--time", type=float_arg, help="seconds per position")
+    lim.add_argument("--nodes", type=int_arg, help="nodes per position")
     lim.add_argument("--exact", action="store_true", help="solve to the exact final score")
-    lim.add_argument("--timeout", type=float,
+    lim.add_argument("--timeout", type=float_arg,
                      help="give up on a position after this many seconds (default: none, or "
                           "--time plus 5 s)")
-    p.add_argument("--multipv", type=int, default=1, metavar="K", help="analyse the K best moves")
+    p.add_argument("--multipv", type=int_arg, default=1, metavar="K", help="analyse the K best moves")
     out = p.add_mutually_exclusive_group()
     out.add_argument("--json", action="store_true", help="one JSON object per line")
     out.add_argument("--csv", action="store_true", help="CSV with a header row")
-    p.add_argument("--jobs", "-j", type=int, default=1, metavar="N",
+    p.add_argument("--jobs", "-j", type=int_arg, default=1, metavar="N",
                    help="engine processes in parallel (output stays in input order)")
+    p.add_argument("--output", "-o", metavar="FILE", help="write the records to FILE (default: "
+                                                          "standard output)")
+    p.add_argument("--resume", action="store_true",
+                   help="keep the records already in --output (an interrupted run over the same "
+                        "input and settings) and analyse only the positions after them")
+    p.add_argument("--cluster", metavar="ADDRESS",
+                   help="analyse on Ray: 'local' (a Ray instance on this machine), 'auto' or "
+                        "ray://HOST:PORT (an existing cluster); --jobs then counts engines over the "
+                        "cluster (default: one per CPU). Needs 'othello_engine[cluster]'")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
     p.add_argument("--plot", metavar="FILE.png",
                    help="draw the score graph of each GGF game (needs matplotlib: "
@@ -782,8 +882,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="the engine's protocol: the UCI-like one (default) or its UGI dialect")
     eng.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                      help="set an engine option (repeatable)")
-    eng.add_argument("--hash", type=int, metavar="MB", help="transposition table size")
-    eng.add_argument("--threads", type=int, metavar="N",
+    eng.add_argument("--hash", type=int_arg, metavar="MB", help="transposition table size")
+    eng.add_argument("--threads", type=int_arg, metavar="N",
                      help="search threads of each engine (its Threads option); --jobs x --threads "
                           "should not exceed the cores")
     return p
@@ -805,10 +905,36 @@ def _unreadable(path: str) -> Optional[str]:
     return None
 
 
+class _LongLine(str):
+    """The start of an over-long input line; ``length`` is the whole line's length in bytes."""
+
+    length: int
+
+
+def _bounded_lines(stream: IO[bytes], limit: int = MAX_LINE) -> Iterator[str]:
+    """The decoded lines of a byte stream, none longer than limit bytes held in memory: a longer
+    line gives its first 200 characters as a _LongLine carrying its full length."""
+    while True:
+        raw = stream.readline(limit + 1)
+        if not raw:
+            return
+        if len(raw) > limit and not raw.endswith(b"\n"):
+            length = len(raw)
+            while True:  # drop the rest of the line
+                more = stream.readline(limit)
+                length += len(more)
+                if not more or more.endswith(b"\n"):
+                    break
+            line = _LongLine(raw[:MAX_ECHO].decode("utf-8", errors="replace"))
+            line.length = length
+            yield line
+            continue
+        yield raw.decode("utf-8", errors="replace")
+
+
 def _open_sources(paths: Sequence[str], stdin: IO[bytes]) -> list[Source]:
     def lines_of(stream: IO[bytes]) -> Iterator[str]:
-        for raw in stream:
-            yield raw.decode("utf-8", errors="replace")
+        return _bounded_lines(stream)
 
     def file_lines(path: str) -> Iterator[str]:
         with open(path, "rb") as f:
@@ -817,6 +943,29 @@ def _open_sources(paths: Sequence[str], stdin: IO[bytes]) -> list[Source]:
     if not paths:
         return [("-", lines_of(stdin))]
     return [(p, lines_of(stdin) if p == "-" else file_lines(p)) for p in paths]
+
+
+def written_records(path: str, kind: str) -> tuple[int, int, Optional[int]]:
+    """(records, bytes, line) of an output file of an earlier run in the given kind (``table``,
+    ``json``, ``csv``): how many records it holds, the length of its complete part (a last line
+    cut short by a kill is dropped and its record analysed again) and the input line of its last
+    record. A multi-PV record's extra rows do not count. ResumeError if it cannot be read."""
+    with open(path, "rb") as f:
+        data = f.read()
+    complete = data.rfind(b"\n") + 1
+    lines = data[:complete].decode("utf-8", errors="replace").splitlines()
+    try:
+        if kind == "json":
+            objects = [json.loads(ln) for ln in lines if ln.strip()]
+            return len(objects), complete, int(objects[-1]["line"]) if objects else None
+        if kind == "csv":
+            at, line_at = CsvWriter.columns.index("multipv"), CsvWriter.columns.index("line")
+            cells = [r for r in list(csv.reader(lines))[1:] if len(r) > at and r[at] in ("", "1")]
+            return len(cells), complete, int(cells[-1][line_at]) if cells else None
+        rows = [ln for ln in lines[1:] if ln[:8].strip()]
+        return len(rows), complete, int(rows[-1].split()[0].rsplit(":", 1)[-1]) if rows else None
+    except (ValueError, KeyError, IndexError, TypeError) as exc:
+        raise ResumeError(f"not an output of othello-analyze in this format ({kind}): {exc}") from None
 
 
 def _exit_on_sigterm() -> Any:
@@ -868,6 +1017,31 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         options["Hash"] = args.hash
     if args.threads is not None:
         options["Threads"] = args.threads
+    if args.cluster is not None:
+        from othello_engine.cluster import ClusterError, check_available
+        try:
+            check_available()
+        except ClusterError as exc:
+            return fail(str(exc))
+    kind = "json" if args.json else "csv" if args.csv else "table"
+    skip, last_line = 0, None
+    if args.resume and not args.output:
+        return fail("--resume needs the --output file of the earlier run")
+    if args.output:
+        if os.path.isdir(args.output) or not os.access(
+                os.path.dirname(os.path.abspath(args.output)), os.W_OK):
+            return fail(f"cannot write the output file {args.output!r}")
+        if args.resume and os.path.exists(args.output):
+            try:
+                skip, complete, last_line = written_records(args.output, kind)
+                with open(args.output, "r+b") as f:
+                    f.truncate(complete)
+            except OSError as exc:
+                return fail(f"cannot resume from {args.output!r}: {exc.strerror or exc}")
+            except ResumeError as exc:
+                return fail(f"cannot resume from {args.output!r}: {exc}")
+            if not args.quiet:
+                err.write(f"othello-analyze: resuming after the {skip} records in {args.output}\n")
 
     depth = args.depth
     if depth is None and args.time is None and args.nodes is None and not args.exact:
@@ -880,18 +1054,25 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     games: dict[tuple[str, int], list[Record]] = {}
     failures = 0
     records: Optional[Generator[Record, None, None]] = None
+    out_file: Optional[IO[str]] = None
+    refused: tuple[type[Exception], ...] = (EngineError, ResumeError)
+    if args.cluster is not None:
+        refused += (ClusterError,)
     previous = _exit_on_sigterm()
     try:
         records = analyse_lines(_open_sources(args.files, sys.stdin.buffer), limit, spec=spec,
                                 multipv=args.multipv, jobs=args.jobs, fmt=args.format,
-                                timeout=args.timeout, on_progress=progress.update)
-        out = sys.stdout
+                                timeout=args.timeout, on_progress=progress.update, skip=skip,
+                                last_line=last_line, cluster=args.cluster)
+        out: IO[str] = sys.stdout
+        if args.output:
+            out_file = out = open(args.output, "a" if skip else "w", encoding="utf-8")
         if args.json:
             writer: Any = JsonWriter(out)
         elif args.csv:
-            writer = CsvWriter(out)
+            writer = CsvWriter(out, header=not skip)
         else:
-            writer = TableWriter(out, show_file=len(args.files) > 1)
+            writer = TableWriter(out, show_file=len(args.files) > 1, header=not skip)
         shared = out.isatty()  # the bar and the rows share the terminal: move the bar down
         for record in records:
             if shared:
@@ -903,8 +1084,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                 failures += 1
             if args.plot and record.format == "ggf" and record.ply is not None:
                 games.setdefault((record.file, record.line), []).append(record)
-    except EngineError as exc:
+    except refused as exc:
         progress.clear()
+        if isinstance(exc, ResumeError):
+            return fail(f"cannot resume from {args.output!r}: {exc}")
+        if not isinstance(exc, EngineError):
+            return fail(str(exc))
         return fail(f"engine {shlex.join(command)!r}: {exc}")
     except KeyboardInterrupt:
         progress.clear()
@@ -918,6 +1103,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     finally:
         if records is not None:
             records.close()  # stops the engines
+        if out_file is not None:
+            out_file.close()
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
     progress.clear()

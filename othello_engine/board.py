@@ -395,8 +395,8 @@ class Board:
         True
         """
         parts = fen.split() if isinstance(fen, str) else []
-        if len(parts) < 2 or not all(p.isdigit() for p in parts[2:]):
-            raise InvalidBoardError(f"bad FEN {fen!r}: expected '<ranks> <x|o>'")
+        if len(parts) < 2 or not all(re.fullmatch(r"[0-9]+", p, re.ASCII) for p in parts[2:]):
+            raise InvalidBoardError(f"bad FEN {_clip(str(fen))!r}: expected '<ranks> <x|o>'")
         ranks = parts[0].split("/")
         size = len(ranks)
         if not MIN_SIZE <= size <= MAX_SIZE:
@@ -529,7 +529,7 @@ def parse_obf(line: str) -> tuple[Board, list[tuple[Square, int]]]:
         mv, sep, val = item.partition(":")
         try:
             move = parse_square(mv, board.size)
-            if not sep or not re.fullmatch(r"[+-]?[0-9]+", val.strip()):
+            if not sep or not re.fullmatch(r"[+-]?[0-9]{1,9}", val.strip(), re.ASCII):
                 raise InvalidBoardError("expected <move>:<score>")
         except ValueError as exc:
             raise InvalidBoardError(f"bad OBF annotation {item!r} in {line.strip()!r}: {exc}") from None
@@ -578,9 +578,6 @@ class GameRecord:
                           self.place, self.date, self.time_control)
 
 
-_GGF_PROP = re.compile(r"([A-Z]{1,2})\[((?:[^\]\\]|\\.)*)\]", re.S)
-"""A GGF property ``KEY[value]``; inside the value a backslash escapes the next character, so
-``\\]`` is a ``]`` that does not end it."""
 _GGF_ESCAPE = re.compile(r"\\(.)", re.S)
 
 
@@ -600,10 +597,7 @@ def parse_ggf(text: str) -> GameRecord:
     body = text.strip()
     if not body.startswith("(;") or not body.endswith(";)"):
         raise InvalidBoardError(f"bad GGF {_clip(text)!r}: a game is '(;' ... ';)'")
-    props = [(key, _GGF_ESCAPE.sub(r"\1", value)) for key, value in _GGF_PROP.findall(body[2:-2])]
-    rest = _GGF_PROP.sub("", body[2:-2]).strip()
-    if rest:
-        raise InvalidBoardError(f"bad GGF {_clip(text)!r}: unreadable text {_clip(rest)!r}")
+    props = [(key, _GGF_ESCAPE.sub(r"\1", value)) for key, value in _ggf_properties(body[2:-2], text)]
     rec = GameRecord(board=Board())
     board: Optional[Board] = None
     moves: list[tuple[Color, str]] = []
@@ -629,8 +623,13 @@ def parse_ggf(text: str) -> GameRecord:
     if "GM" in rec.tags and rec.tags["GM"].lower() != "othello":
         raise InvalidBoardError(f"bad GGF: game {rec.tags['GM']!r} is not Othello")
     if board is None:
-        ty = re.search(r"[0-9]+", rec.tags.get("TY", "8"))
-        board = Board(int(ty.group()) if ty else 8)
+        ty = re.search(r"[0-9]+", rec.tags.get("TY", "8"), re.ASCII)
+        size = int(ty.group()) if ty and len(ty.group()) <= 2 else 0 if ty else 8
+        try:
+            board = Board(size)
+        except OthelloError:
+            raise InvalidBoardError(f"bad GGF: type {_clip(rec.tags['TY'])!r} is not a board size "
+                                    "with a standard start (4, 6 or 8); give BO") from None
     for color, value in moves:
         parts = value.split("/")
         if board.turn != color and board.must_pass():
@@ -649,9 +648,80 @@ def parse_ggf(text: str) -> GameRecord:
     return rec
 
 
-_GGF_GAME = re.compile(r"\(;(?:[^\[;]|\[(?:[^\]\\]|\\.)*\]|;(?!\)))*;\)", re.S)
-"""One GGF game ``(; ... ;)``: property values are skipped whole (escapes included), so a ``;)``
-inside a value does not end the game."""
+def _value_end(text: str, start: int) -> int:
+    """The index of the ``]`` that closes the value starting at ``start`` (a backslash escapes the
+    next character), or -1. One pass over the text: no backtracking."""
+    i = start
+    while True:
+        close = text.find("]", i)
+        if close < 0:
+            return -1
+        backslashes = 0
+        j = close - 1
+        while j >= start and text[j] == "\\":
+            backslashes += 1
+            j -= 1
+        if backslashes % 2 == 0:
+            return close
+        i = close + 1
+
+
+def _ggf_properties(body: str, text: str) -> list[tuple[str, str]]:
+    """The ``KEY[value]`` properties of a game's body, in order (values still escaped), read in
+    one pass: time linear in the length, whatever the text (an unclosed ``[`` is found once)."""
+    props = []
+    i, n = 0, len(body)
+    while i < n:
+        if body[i].isspace():
+            i += 1
+            continue
+        m = _GGF_KEY.match(body, i)
+        if m is None:
+            raise InvalidBoardError(f"bad GGF {_clip(text)!r}: unreadable text {_clip(body[i:])!r}")
+        end = _value_end(body, m.end())
+        if end < 0:
+            raise InvalidBoardError(f"bad GGF: the value of {m.group(1)} at character {i + 2} has no "
+                                    "closing ']'")
+        props.append((m.group(1), body[m.end():end]))
+        i = end + 1
+    return props
+
+
+_GGF_KEY = re.compile(r"([A-Z]{1,2})\[", re.ASCII)
+_GGF_STOP = re.compile(r"\[|;\)")
+
+
+def _ggf_games(text: str) -> tuple[list[str], str]:
+    """The GGF games ``(; ... ;)`` of a text and what is left between them, in one pass: property
+    values are skipped whole (escapes included), so a ``;)`` inside a value does not end a game."""
+    games: list[str] = []
+    leftover: list[str] = []
+    i, n = 0, len(text)
+    while i < n:
+        start = text.find("(;", i)
+        if start < 0:
+            leftover.append(text[i:])
+            break
+        leftover.append(text[i:start])
+        j = start + 2
+        end = -1
+        while True:
+            m = _GGF_STOP.search(text, j)  # the next value or end of game: each found once
+            if m is None:
+                break
+            if m.group() == ";)":
+                end = m.end()
+                break
+            close = _value_end(text, m.end())
+            if close < 0:
+                break
+            j = close + 1
+        if end < 0:
+            leftover.append(text[start:])  # an unfinished game: nothing after it can close
+            break
+        games.append(text[start:end])
+        i = end
+    return games, "".join(leftover)
 
 
 def _ggf_escape(value: str) -> str:
@@ -664,8 +734,8 @@ def parse_ggf_games(text: str) -> list[GameRecord]:
     >>> [g.black for g in parse_ggf_games('(;GM[Othello]PB[a;)b]B[F5];) (;PB[c]B[F5];)')]
     ['a;)b', 'c']
     """
-    games = _GGF_GAME.findall(text)
-    leftover = _GGF_GAME.sub("", text).strip()
+    games, leftover = _ggf_games(text)
+    leftover = leftover.strip()
     if leftover:
         raise InvalidBoardError(f"bad GGF text: unreadable {_clip(leftover)!r} between games")
     return [parse_ggf(g) for g in games]
@@ -673,12 +743,12 @@ def parse_ggf_games(text: str) -> list[GameRecord]:
 
 def _ggf_board(value: str, text: str) -> Board:
     fields = value.split()
-    if len(fields) < 3 or not fields[0].isdigit():
-        raise InvalidBoardError(f"bad GGF board {value!r}: expected '<size> <cells> <side>'")
+    if len(fields) < 3 or not re.fullmatch(r"[0-9]{1,2}", fields[0], re.ASCII):
+        raise InvalidBoardError(f"bad GGF board {_clip(value)!r}: expected '<size> <cells> <side>'")
     size = int(fields[0])
     cells = "".join(fields[1:-1])
     if len(cells) != size * size:
-        raise InvalidBoardError(f"bad GGF board {value!r}: {len(cells)} cells for size {size}")
+        raise InvalidBoardError(f"bad GGF board {_clip(value)!r}: {len(cells)} cells for size {size}")
     return Board.from_cells(cells, fields[-1])
 
 

@@ -25,7 +25,9 @@ import importlib.resources
 import os
 import random
 import sqlite3
+import stat
 import sys
+import tempfile
 import threading
 import time
 from dataclasses import dataclass
@@ -36,6 +38,7 @@ from othello_engine import _core
 from othello_engine.board import (BLACK, PASS, SYMMETRY_INVERSE, Bitboard, Board, OthelloError,
                                   Square, canonical, parse_ggf, parse_square, square_name,
                                   transform_square)
+from othello_engine.textnum import ascii_float, ascii_int
 
 FORMAT = "othello_engine book"
 VERSION = 1
@@ -43,6 +46,12 @@ TEXT_HEADER = f"# {FORMAT} {VERSION}"
 SQLITE_MAGIC = b"SQLite format 3\x00"
 DEFAULT_MARGIN = 100
 """Book moves whose score is within this many centi-discs of the best are played at random."""
+BUSY_WAIT = 60.0
+"""Seconds a writer waits while another process writes the book, before it gives up."""
+LEARN_WAIT = 5.0
+"""Seconds NBoard's ``learn`` waits for a busy book (the GUI waits for its answer meanwhile)."""
+BUSY_STEP = 0.5
+"""SQLite's own busy timeout per attempt (seconds); the wait goes on in steps of it."""
 
 if TYPE_CHECKING:
     from othello_engine.engine import Engine
@@ -114,33 +123,63 @@ class Book:
         self.writable = writable
         self.rng = random.Random(seed)
         self._lock = threading.RLock()
+        self.busy_wait: float = BUSY_WAIT
+        self.on_busy: Optional[Callable[[str], None]] = None
 
     # --- opening ------------------------------------------------------------------------------
     @classmethod
     def open(cls, path: str | os.PathLike[str], write: bool = False,
-             seed: Optional[int] = None) -> Book:
-        """Open a book file. Read-only by default: a missing file, a corrupt one or one of another
-        format raises BookError and nothing is touched. With ``write=True`` a missing (or empty)
-        file is created as a new book; an existing file must already be a book."""
+             seed: Optional[int] = None, busy_wait: Optional[float] = None,
+             on_busy: Optional[Callable[[str], None]] = None) -> Book:
+        """Open a book file. Read-only by default: a missing file, an empty one, one that is not a
+        regular file (a directory, FIFO or device is never opened, so nothing blocks), a corrupt
+        one or one of another format raises BookError and nothing is touched. With ``write=True``
+        a missing (or empty) file is created as a new book; an existing file must already be a
+        book, writable, and the path no dangling symbolic link. ``busy_wait``: seconds a writer
+        waits for another writer to finish (default :data:`BUSY_WAIT`); on_busy(text) is told
+        once when it starts waiting."""
         name = os.fspath(path)
         p = Path(name)
-        exists = p.exists()
-        if exists and p.is_dir():
-            raise BookError(f"book {name!r} is a directory, not a book file")
-        if not exists and not write:
+        if "\x00" in name:
+            raise BookError(f"book {name!r} is not a file name (it holds a NUL character)")
+        try:
+            st: Optional[os.stat_result] = os.stat(name)
+        except FileNotFoundError:
+            st = None
+            if os.path.islink(name):
+                raise BookError(f"book {name!r} is a symbolic link to a missing file") from None
+        except OSError as exc:
+            raise BookError(f"book {name!r} cannot be read: {exc.strerror or exc}") from None
+        if st is None and not write:
             raise BookError(f"book {name!r} does not exist")
-        if exists and p.stat().st_size > 0:
-            try:
-                with open(p, "rb") as f:
-                    head = f.read(len(SQLITE_MAGIC))
+        if st is not None and stat.S_ISDIR(st.st_mode):
+            raise BookError(f"book {name!r} is a directory, not a book file")
+        if st is not None and not stat.S_ISREG(st.st_mode):
+            raise BookError(f"book {name!r} is not a regular file (a pipe or device is not a book)")
+        if st is not None and st.st_size == 0 and not write:
+            raise BookError(f"book {name!r} is empty, not an {FORMAT}")
+        if st is not None and st.st_size > 0:
+            try:  # O_NONBLOCK: the file may have been swapped for a FIFO since the stat
+                fd = os.open(name, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+                try:
+                    if not stat.S_ISREG(os.fstat(fd).st_mode):
+                        raise BookError(f"book {name!r} is not a regular file")
+                    head = os.read(fd, len(SQLITE_MAGIC))
+                finally:
+                    os.close(fd)
             except OSError as exc:
                 raise BookError(f"book {name!r} cannot be read: {exc.strerror or exc}") from None
             if head != SQLITE_MAGIC:
                 raise BookError(f"book {name!r} is not an {FORMAT} (not an SQLite file)")
-        fresh = not exists or p.stat().st_size == 0
+        if write and st is not None and (not os.access(name, os.W_OK) or not st.st_mode & 0o222):
+            raise BookError(f"book {name!r} is read-only: it cannot be written")
+        if write and st is None and not os.access(os.path.dirname(os.path.abspath(name)), os.W_OK):
+            raise BookError(f"book {name!r} cannot be created: its folder is not writable")
+        fresh = st is None or st.st_size == 0
+        wait = BUSY_WAIT if busy_wait is None else busy_wait
         try:
             if write:
-                conn = sqlite3.connect(name, timeout=10.0, isolation_level=None,
+                conn = sqlite3.connect(name, timeout=min(wait, BUSY_STEP), isolation_level=None,
                                        check_same_thread=False)
             else:
                 uri = "file:" + _uri_path(p.resolve()) + "?mode=ro"
@@ -148,21 +187,49 @@ class Book:
                                        check_same_thread=False)
         except sqlite3.Error as exc:
             raise BookError(f"book {name!r} cannot be opened: {exc}") from None
+        book = cls(conn, name, write, seed)
+        book.busy_wait, book.on_busy = wait, on_busy
         try:
             if not fresh:
                 _check_format(conn, name)
             if write:
-                conn.execute("PRAGMA journal_mode=WAL")
+                book._retry_busy(lambda: conn.execute("PRAGMA journal_mode=WAL"))
                 conn.execute("PRAGMA synchronous=NORMAL")
                 if fresh:
-                    _create(conn)
+                    book._retry_busy(lambda: _create(conn))
         except sqlite3.DatabaseError as exc:
             conn.close()
+            if _is_busy(exc):
+                raise BookError(book._busy_text()) from None
+            if "readonly" in str(exc).replace(" ", "").lower():
+                raise BookError(f"book {name!r} is read-only: it cannot be written") from None
             raise BookError(f"book {name!r} is corrupt or not an {FORMAT}: {exc}") from None
         except BookError:
             conn.close()
             raise
-        return cls(conn, name, write, seed)
+        return book
+
+    def _busy_text(self) -> str:
+        return (f"book {self.path!r} is busy: another process has been writing it for "
+                f"{self.busy_wait:g} s; try again when it is done")
+
+    def _retry_busy(self, action: Callable[[], object]) -> object:
+        """Run action, retrying while another writer holds the book, for up to busy_wait
+        seconds (on_busy is told once); then BookError saying the book is busy."""
+        started = time.monotonic()
+        told = False
+        while True:
+            try:
+                return action()
+            except sqlite3.OperationalError as exc:
+                if not _is_busy(exc):
+                    raise
+                if time.monotonic() - started >= self.busy_wait:
+                    raise BookError(self._busy_text()) from None
+                if not told and self.on_busy is not None:
+                    told = True
+                    self.on_busy(f"book {self.path!r} is busy (another process is writing it); "
+                                 f"waiting up to {self.busy_wait:g} s")
 
     @classmethod
     def memory(cls, seed: Optional[int] = None) -> Book:
@@ -206,7 +273,7 @@ class Book:
         if not self.writable:
             raise BookError(f"book {self.path!r} is open read-only")
         with self._lock:
-            self._conn.execute("BEGIN IMMEDIATE")
+            self._retry_busy(lambda: self._conn.execute("BEGIN IMMEDIATE"))
             try:
                 yield self._conn
             except BaseException:
@@ -486,7 +553,7 @@ class Book:
 
     def _import_line(self, conn: sqlite3.Connection, text: str) -> None:
         fields = text.split()
-        size, cells, games = int(fields[0]), fields[1], int(fields[2])
+        size, cells, games = _count(fields[0]), fields[1], _count(fields[2])
         if len(cells) != size * size:
             raise ValueError(f"{len(cells)} cells for size {size}")
         board = Board.from_relative(cells)
@@ -507,12 +574,25 @@ class Book:
             if not board.is_legal(move):
                 raise ValueError(f"move {name} is not legal in the position")
             cm = transform_square(move, k, size)
-            s = None if score == "?" else int(score)
+            s = None if score == "?" else _count(score, signed=True)
             if exact not in ("x", "a"):
                 raise ValueError(f"bad exact flag {exact!r} in {item!r}")
-            self._store(conn, size, p, o, cm, s, int(depth), exact == "x")
+            self._store(conn, size, p, o, cm, s, _count(depth), exact == "x")
             conn.execute("UPDATE moves SET games = MAX(games, ?) WHERE size=? AND player=? AND "
-                         "opponent=? AND move=?", (int(mgames), size, _signed(p), _signed(o), cm))
+                         "opponent=? AND move=?", (_count(mgames), size, _signed(p), _signed(o), cm))
+
+
+def _count(text: str, signed: bool = False) -> int:
+    """A number of the text form: ASCII digits that fit SQLite's 64-bit integers; ValueError."""
+    value = ascii_int(text, signed=signed)
+    if value is None or not -(1 << 62) < value < 1 << 62:
+        raise ValueError(f"bad number {text[:30]!r}")
+    return value
+
+
+def _is_busy(exc: sqlite3.Error) -> bool:
+    text = str(exc).lower()
+    return "locked" in text or "busy" in text
 
 
 def _uri_path(p: Path) -> str:
@@ -551,11 +631,19 @@ def load_book(path: Optional[str], seed: Optional[int] = None,
     or empty. A book that cannot be used is reported in one line through warn; None is returned
     and the caller plays on without a book."""
     try:
-        return Book.open(path, seed=seed) if path else Book.shipped(seed=seed)
-    except (BookError, OSError) as exc:
+        book = Book.open(path, seed=seed) if path else Book.shipped(seed=seed)
+    except (BookError, OSError, sqlite3.Error) as exc:
         if warn is not None:
             warn(f"book not used: {exc}")
         return None
+    try:
+        book.stats()  # reads every table: a damaged file is refused here, in the same one line
+    except sqlite3.Error as exc:
+        book.close()
+        if warn is not None:
+            warn(f"book not used: book {path!r} is corrupt or not an {FORMAT}: {exc}")
+        return None
+    return book
 
 
 def safe_probe(book: Optional[Book], board: Board, margin: int = DEFAULT_MARGIN,
@@ -662,7 +750,12 @@ class BookOptions:
         warnings: list[str] = []
         self._book = load_book(self.path or None, self.seed, warn=warnings.append)
         if self._book is not None:
-            st = self._book.stats()
+            try:
+                st = self._book.stats()
+            except sqlite3.Error as exc:
+                self._book.close()
+                self._book = None
+                return [f"info string book not used: {exc}"]
             return [f"info string book {self._book.path}: {st.positions} positions"]
         return [f"info string {w}" for w in warnings]
 
@@ -728,55 +821,72 @@ def nboard_hint_lines(options: BookOptions, board: Board, count: int = 1) -> lis
 
 def nboard_learn(options: BookOptions, game: Board) -> list[str]:
     """For NBoard ``learn``: add the game to the book file when one is set (the shipped book is
-    never written), then the required ``learned`` reply. A book that cannot be written is reported
-    in a ``status`` line and the session goes on."""
-    lines = []
+    never written); the required ``learned`` reply, then a ``status`` line saying what was done
+    (NBoard clears its status bar when ``learned`` arrives, so the status comes after it). A book
+    that cannot be written is reported in the ``status`` line and the session goes on."""
+    lines = ["learned"]
     if options.enabled and options.path:
         try:
             lines.append(f"status {learn_game(options.path, game)}")
             options.close()  # reopened on next use: the file may have just been created
         except (BookError, sqlite3.Error, OSError) as exc:
             lines.append(f"status book not written: {exc}")
-    lines.append("learned")
     return lines
 
 
 def learn_game(path: str, game: Board, plies: Optional[int] = None) -> str:
     """Add a game to the book file at path (opened for writing only for this); returns a one-line
     report. Raises BookError when the file cannot be used."""
-    with Book.open(path, write=True) as book:
+    with Book.open(path, write=True, busy_wait=LEARN_WAIT) as book:
         added = book.add_game(game, plies)
-    return f"learned {len(game.move_stack)} moves into {path} ({added} new positions)"
+    return f"learned: {added} new positions ({len(game.move_stack)} moves into {path})"
 
 
 # --- the command line -------------------------------------------------------------------------
 
-def read_games(path: str, size: int = 8) -> Iterator[Board]:
+def read_games(path: str, size: int = 8,
+               errors: Optional[Callable[[str], None]] = None) -> Iterator[Board]:
     """The games in a file: GGF records ``(;...;)`` (several per file or line), or one move
-    sequence per line (``f5d6c3`` or ``f5 d6 c3``; ``#`` starts a comment)."""
+    sequence per line (``f5d6c3`` or ``f5 d6 c3``; ``#`` starts a comment). A record that cannot
+    be read raises BookError, or with ``errors`` is reported through it (one line naming the
+    file, the record and why) and skipped, and the rest of the file is read."""
     text = Path(path).read_text(encoding="utf-8", errors="replace")
-    if "(;" in text:
-        pos = 0
-        while True:
-            start = text.find("(;", pos)
-            if start < 0:
-                return
-            end = text.find(";)", start)
-            if end < 0:
-                raise BookError(f"{path}: unterminated GGF game at character {start}")
+
+    def bad(why: str) -> None:
+        if errors is None:
+            raise BookError(why)
+        errors(why)
+
+    pos, number = 0, 0
+    while pos < len(text):
+        start = text.find("(;", pos)
+        between = text[pos:] if start < 0 else text[pos:start]
+        first_line = text.count("\n", 0, pos) + 1
+        for n, line in enumerate(between.split("\n"), first_line):  # move sequences, one a line
+            line = line.split("#", 1)[0].strip()
+            if not line:
+                continue
             try:
-                yield parse_ggf(text[start:end + 2]).board
-            except OthelloError as exc:
-                raise BookError(f"{path}: {exc}") from None
-            pos = end + 2
-    for n, line in enumerate(text.splitlines(), 1):
-        line = line.split("#", 1)[0].strip()
-        if not line:
-            continue
+                game = parse_moves(line, size)
+            except (OthelloError, ValueError) as exc:
+                bad(f"{path}:{n}: {exc}")
+            else:
+                yield game
+        if start < 0:
+            return
+        number += 1
+        where = f"{path}:{text.count(chr(10), 0, start) + 1}: game {number}"
+        end = text.find(";)", start)
+        if end < 0:
+            bad(f"{where}: unterminated GGF game at character {start}")
+            return
         try:
-            yield parse_moves(line, size)
-        except OthelloError as exc:
-            raise BookError(f"{path}:{n}: {exc}") from None
+            game = parse_ggf(text[start:end + 2]).board
+        except (OthelloError, ValueError) as exc:
+            bad(f"{where}: {exc}")
+        else:
+            yield game
+        pos = end + 2
 
 
 def parse_moves(text: str, size: int = 8, board: Optional[Board] = None) -> Board:
@@ -798,6 +908,53 @@ def parse_moves(text: str, size: int = 8, board: Optional[Board] = None) -> Boar
         board.push(move)
         i += 2
     return board
+
+
+def _refuse_same_file(book_path: str, output: str) -> None:
+    """BookError when output is the book file (or one of its SQLite side files): writing it
+    would destroy the book being read."""
+    targets = [book_path] + [book_path + ext for ext in ("-wal", "-shm", "-journal")]
+    for target in targets:
+        try:
+            if os.path.samefile(target, output):
+                raise BookError(f"will not write {output!r}: it is the book being read "
+                                f"({book_path!r}); give another file")
+        except OSError:
+            continue  # one of them does not exist: it is not the same file
+
+
+def _export_to_file(book: Book, output: str) -> int:
+    """Write the text form to output atomically: into a temporary file beside it, then renamed
+    over it, so that a failed export (a full disk, an error) leaves the old file as it was.
+    A pipe or device (``/dev/stdout``) is written directly."""
+    try:
+        mode = os.stat(output).st_mode
+    except OSError:
+        mode = None
+    if mode is not None and not stat.S_ISREG(mode):
+        if stat.S_ISDIR(mode):
+            raise BookError(f"cannot export to {output!r}: it is a directory")
+        with open(output, "w", encoding="utf-8") as f:
+            return book.export_text(f)
+    folder = os.path.dirname(os.path.abspath(output))
+    fd, temp = tempfile.mkstemp(prefix=".export-", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            n = book.export_text(f)
+            f.flush()
+            os.fsync(f.fileno())
+        if mode is not None:
+            os.chmod(temp, stat.S_IMODE(mode))
+        else:
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(temp, 0o666 & ~umask)
+        os.replace(temp, output)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise
+    return n
 
 
 def _progress_printer(label: str) -> ProgressCallback:
@@ -825,16 +982,23 @@ def _int_in(lo: int, hi: Optional[int] = None) -> Callable[[str], int]:
     """An argparse type: an integer in lo..hi (hi None: no upper bound), else a message naming
     the value and the range."""
     def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+        value = ascii_int(text.strip())
+        if value is None:
+            raise argparse.ArgumentTypeError(f"{text!r} is not an integer")
         if hi is None and value < lo:
             raise argparse.ArgumentTypeError(f"{value} is below {lo}")
         if hi is not None and not lo <= value <= hi:
             raise argparse.ArgumentTypeError(f"{value} is out of range {lo}..{hi}")
         return value
     return parse
+
+
+def _seconds(text: str) -> float:
+    """An argparse type: a number of seconds >= 0 in ASCII digits."""
+    value = ascii_float(text)
+    if value is None or value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds >= 0")
+    return value
 
 
 def _board_size(text: str) -> int:
@@ -850,6 +1014,9 @@ def build_parser() -> argparse.ArgumentParser:
                                 description="Build, inspect and use othello_engine opening books.")
     p.add_argument("--book", metavar="FILE",
                    help="the book file (SQLite); show/export read the shipped book without it")
+    p.add_argument("--wait", type=_seconds, default=BUSY_WAIT, metavar="SECONDS",
+                   help="how long a writing command waits while another process writes the book "
+                        f"(default {BUSY_WAIT:g})")
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--book", metavar="FILE", default=argparse.SUPPRESS,
                         help="the book file (may also be given before the command)")
@@ -885,6 +1052,9 @@ def main(argv: Optional[list[str]] = None) -> int:
     except (BookError, OthelloError) as exc:
         print(f"othello-book: {exc}", file=sys.stderr)
         return 1
+    except sqlite3.Error as exc:  # a file damaged while in use, a full disk
+        print(f"othello-book: book {args.book!r}: {exc}", file=sys.stderr)
+        return 1
     except BrokenPipeError:  # e.g. `othello-book export | head`
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
@@ -902,17 +1072,29 @@ def _run(args: argparse.Namespace) -> int:
     writes = args.command in ("add", "deepen", "import")
     if writes and not args.book:
         raise BookError(f"{args.command} writes a book: give the file with --book FILE")
+    def tell(text: str) -> None:
+        print(f"othello-book: {text}", file=sys.stderr, flush=True)
+
+    if args.command == "export" and args.output != "-" and args.book:
+        _refuse_same_file(args.book, args.output)
     if writes:
-        book = Book.open(args.book, write=True)
+        book = Book.open(args.book, write=True, busy_wait=args.wait, on_busy=tell)
     else:
         book = Book.open(args.book) if args.book else Book.shipped()
+    bad_records = 0
+
+    def skip(why: str) -> None:
+        nonlocal bad_records
+        bad_records += 1
+        tell(f"skipped {why}")
+
     with book:
         if args.command == "add":
             games = added = 0
             started = time.monotonic()
             last = started
             for name in args.files:
-                for game in read_games(name, args.size):
+                for game in read_games(name, args.size, errors=skip):
                     added += book.add_game(game, args.plies)
                     games += 1
                     now = time.monotonic()
@@ -920,7 +1102,10 @@ def _run(args: argparse.Namespace) -> int:
                         last = now
                         print(f"add: {games} games, {added} new positions, {now - started:.1f} s",
                               file=sys.stderr, flush=True)
-            print(f"added {games} games: {added} new positions")
+            print(f"added {games} games: {added} new positions"
+                  + (f"; {bad_records} records could not be read (see above)" if bad_records else ""))
+            if bad_records:
+                return 1
         elif args.command == "deepen":
             from othello_engine.engine import Engine
             searched = book.deepen(Engine(hash_mb=args.hash), args.depth,
@@ -940,8 +1125,7 @@ def _run(args: argparse.Namespace) -> int:
             if args.output == "-":
                 n = book.export_text(sys.stdout)
             else:
-                with open(args.output, "w", encoding="utf-8") as f:
-                    n = book.export_text(f)
+                n = _export_to_file(book, args.output)
                 print(f"exported {n} positions to {args.output}")
         elif args.command == "import":
             with open(args.input, encoding="utf-8", errors="replace") as f:

@@ -34,6 +34,7 @@ from typing import IO, Any, Callable, Iterator, Mapping, Optional, Sequence, Uni
 from othello_engine.board import (BLACK, PASS, Board, OthelloError, Square, parse_square,
                                   square_name)
 from othello_engine.engine import Limit
+from othello_engine.textnum import ascii_float, ascii_int
 
 __all__ = [
     "EngineError", "EngineTerminatedError", "EngineTimeoutError", "IllegalEngineMoveError",
@@ -76,6 +77,8 @@ class IllegalEngineMoveError(EngineError):
 
 _EOF = object()
 
+MAX_LINE = 1 << 20
+"""Longest engine output line kept (bytes); the rest of a longer line is dropped."""
 QUIT_WAIT = 0.5
 """Seconds an engine gets to exit after ``quit`` (and end of input) before it is terminated."""
 TERMINATE_WAIT = 0.5
@@ -124,7 +127,10 @@ class EngineProcess:
         self.log = log
         self._stderr_copy = stderr
         self._stderr_lines: collections.deque[str] = collections.deque(maxlen=40)
-        self._lines: queue.Queue[object] = queue.Queue()
+        self._lines: queue.Queue[object] = queue.Queue()   # (arrival, [lines]) batches, then _EOF
+        self._ready: collections.deque[tuple[str, float]] = collections.deque()  # taken, not read
+        self.arrived = 0.0
+        """When the line last returned by :meth:`readline` arrived (``time.monotonic()``)."""
         self._write_lock = threading.Lock()
         self._closed = False
         self._eof = False
@@ -146,18 +152,44 @@ class EngineProcess:
 
     # --- reader threads -----------------------------------------------------------------------
     def _read_stdout(self) -> None:
+        # Whatever is available is read at once and queued as one batch stamped with its arrival
+        # time: an engine that floods info lines is read as fast as it writes them, and the
+        # caller judges a reply by when it came, not by when it got round to reading it.
         stream = self.proc.stdout
         assert stream is not None
+        partial = b""
+        dropping = False  # inside a line longer than MAX_LINE: its rest is dropped
         try:
-            for raw in iter(stream.readline, b""):
-                line = raw.decode("utf-8", errors="replace").rstrip("\r\n")
-                if self.log is not None:
-                    self.log("<", line)
-                self._lines.put(line)
+            while True:
+                chunk = stream.read1(1 << 16)  # type: ignore[attr-defined]
+                if not chunk:
+                    break
+                now = time.monotonic()
+                if dropping:
+                    end = chunk.find(b"\n")
+                    if end < 0:
+                        continue
+                    chunk, dropping = chunk[end + 1:], False
+                pieces = (partial + chunk).split(b"\n")
+                partial = pieces.pop()
+                if len(partial) > MAX_LINE:
+                    pieces.append(partial[:MAX_LINE])
+                    partial, dropping = b"", True
+                if pieces:
+                    self._put_lines(now, pieces)
+            if partial:
+                self._put_lines(time.monotonic(), [partial])
         except (OSError, ValueError):
             pass
         finally:
             self._lines.put(_EOF)
+
+    def _put_lines(self, arrival: float, pieces: list[bytes]) -> None:
+        lines = [raw.decode("utf-8", errors="replace").rstrip("\r") for raw in pieces]
+        if self.log is not None:
+            for line in lines:
+                self.log("<", line)
+        self._lines.put((arrival, lines))
 
     def _read_stderr(self) -> None:
         stream = self.proc.stderr
@@ -228,21 +260,32 @@ class EngineProcess:
         if self.log is not None:
             self.log(">", line)
 
-    def readline(self, timeout: Optional[float] = None, doing: str = "reading") -> str:
+    def readline(self, timeout: Optional[float] = None, doing: str = "reading",
+                 arrived_by: Optional[float] = None) -> str:
         """The next output line; EngineTimeoutError after timeout seconds (None: wait forever),
-        EngineTerminatedError once the process has closed its output and every line is read."""
-        if self._eof:
-            raise self._terminated(doing)
-        try:
-            item = self._lines.get(timeout=None if timeout is None else max(0.0, timeout))
-        except queue.Empty:
-            raise EngineTimeoutError(f"engine {self.name!r} did not answer within {timeout:g} s "
-                                     f"while {doing}") from None
-        if item is _EOF:
-            self._eof = True
-            raise self._terminated(doing)
-        assert isinstance(item, str)
-        return item
+        EngineTerminatedError once the process has closed its output and every line is read.
+        With ``arrived_by`` (a ``time.monotonic()`` deadline) a line that arrived later is left
+        unread and EngineTimeoutError is raised: lines that came in time are read even when the
+        caller is late to read them. :attr:`arrived` is the returned line's arrival time."""
+        if not self._ready:
+            if self._eof:
+                raise self._terminated(doing)
+            try:
+                item = self._lines.get(timeout=None if timeout is None else max(0.0, timeout))
+            except queue.Empty:
+                raise EngineTimeoutError(f"engine {self.name!r} did not answer within {timeout:g} s "
+                                         f"while {doing}") from None
+            if item is _EOF:
+                self._eof = True
+                raise self._terminated(doing)
+            arrival, lines = item  # type: ignore[misc]
+            self._ready.extend((line, arrival) for line in lines)
+        line, arrival = self._ready[0]
+        if arrived_by is not None and arrival > arrived_by:
+            raise EngineTimeoutError(f"engine {self.name!r} did not answer in time while {doing}")
+        self._ready.popleft()
+        self.arrived = arrival
+        return line
 
     def read_until(self, done: Callable[[str], bool], timeout: Optional[float] = None,
                    doing: str = "reading") -> list[str]:
@@ -262,8 +305,9 @@ class EngineProcess:
 
     def pending(self) -> list[str]:
         """Lines already received and not yet read (does not wait)."""
-        out: list[str] = []
-        while True:
+        out: list[str] = [line for line, _ in self._ready]
+        self._ready.clear()
+        while not self._eof:
             try:
                 item = self._lines.get_nowait()
             except queue.Empty:
@@ -271,8 +315,8 @@ class EngineProcess:
             if item is _EOF:
                 self._eof = True
                 return out
-            assert isinstance(item, str)
-            out.append(item)
+            out.extend(item[1])  # type: ignore[index]
+        return out
 
     # --- ending -------------------------------------------------------------------------------
     def close(self, quit_command: Optional[str] = None, timeout: float = QUIT_WAIT) -> Optional[int]:
@@ -305,10 +349,11 @@ class EngineProcess:
                     break
                 except subprocess.TimeoutExpired:
                     continue
-            # the pipes close with the process group; a grandchild that escaped it may hold them
-            self._out_thread.join(timeout=0.5)
-            self._err_thread.join(timeout=0.5)
-            for stream in (self.proc.stdout, self.proc.stderr):
+            self._end_group()
+            for stream, reader in ((self.proc.stdout, self._out_thread),
+                                   (self.proc.stderr, self._err_thread)):
+                if reader.is_alive():
+                    continue  # closing a stream a thread is reading would wait for that read
                 try:
                     if stream is not None:
                         stream.close()
@@ -316,6 +361,22 @@ class EngineProcess:
                     pass
             self._finalizer.detach()
         return self.proc.poll()
+
+    def _end_group(self) -> None:
+        """After the process has exited: a child it left behind in its process group (``sh -c
+        'engine & exit'``) may still hold the output pipes; terminate, then kill the group until
+        the pipes close, so that closing never waits for it."""
+        for sig, wait in ((None, 0.2), (signal.SIGTERM, 0.3),
+                          (signal.SIGKILL if os.name == "posix" else None, 0.5)):
+            if sig is not None and os.name == "posix" and self.proc.poll() is not None:
+                try:
+                    os.killpg(self.proc.pid, sig)
+                except OSError:
+                    pass  # the group is empty
+            self._out_thread.join(timeout=wait)
+            self._err_thread.join(timeout=wait)
+            if not self._out_thread.is_alive() and not self._err_thread.is_alive():
+                return
 
     def kill(self) -> None:
         """Kill the process at once (and reap it), e.g. when it hangs."""
@@ -442,6 +503,8 @@ class PlayResult:
     lines: tuple[Info, ...] = ()
     elapsed: float = 0.0
     token: str = ""
+    arrived: Optional[float] = None
+    """When the ``bestmove`` line arrived (``time.monotonic()``); ``elapsed`` ends then too."""
 
 
 # --- the wire -------------------------------------------------------------------------------------
@@ -555,10 +618,10 @@ def parse_info(line: str, size: int = 8) -> Info:
             while i < len(tokens):
                 kind = tokens[i]
                 if kind in ("cp", "disc", "discs", "mate") and i + 1 < len(tokens):
-                    try:
-                        n = int(float(tokens[i + 1]))
-                    except ValueError:
+                    value = ascii_float(tokens[i + 1])
+                    if value is None or abs(value) > 1e15:
                         break
+                    n = int(value)
                     if kind == "cp":
                         values["score"] = n
                     elif kind == "mate":  # no mates in Othello; keep a huge score of that sign
@@ -579,10 +642,10 @@ def parse_info(line: str, size: int = 8) -> Info:
             continue
         if key in _INT_FIELDS or key == "time":
             if i < len(tokens):
-                try:
-                    n = int(tokens[i])
-                except ValueError:
+                number = ascii_int(tokens[i])
+                if number is None:
                     continue
+                n = number
                 i += 1
                 if key == "time":
                     values["time"] = n / 1000
@@ -621,10 +684,7 @@ def parse_option(line: str) -> Optional[Option]:
             fields[current].append(tok)
 
     def number(key: str) -> Optional[int]:
-        try:
-            return int(fields[key][0]) if fields.get(key) else None
-        except ValueError:
-            return None
+        return ascii_int(fields[key][0]) if fields.get(key) else None
 
     default = " ".join(fields["default"]) if "default" in fields else None
     return Option(name, " ".join(fields.get("type", [])), default, number("min"), number("max"),
@@ -742,10 +802,10 @@ class Engine(ProtocolEngine):
             else:
                 text = str(value)
             if option.type == "spin":
-                try:
-                    number = int(text)
-                except ValueError:
-                    raise EngineError(f"option {option.name!r} needs an integer, not {value!r}") from None
+                parsed = ascii_int(text.strip())
+                if parsed is None:
+                    raise EngineError(f"option {option.name!r} needs an integer, not {value!r}")
+                number = parsed
                 if ((option.min is not None and number < option.min)
                         or (option.max is not None and number > option.max)):
                     raise EngineError(f"value {number} for option {option.name!r} is out of range "
@@ -893,6 +953,7 @@ class AnalysisStream:
         self._stopped = False
         self._ready = False
         self._stop_lock = threading.Lock()
+        self._unparsed: dict[int, str] = {}  # the last info line per multipv, read by read_to_end
 
     @property
     def done(self) -> bool:
@@ -910,16 +971,25 @@ class AnalysisStream:
             pass  # the next read reports it
 
     def next(self, timeout: Optional[float] = None) -> Optional[Info]:
-        """The next info, or None once the search has ended (then :attr:`result` is set)."""
+        """The next info, or None once the search has ended (then :attr:`result` is set). Lines
+        that arrived within the timeout are read even if reading them takes longer."""
+        return self._next(timeout, parse=True)
+
+    def read_to_end(self, timeout: Optional[float] = None) -> PlayResult:
+        """Read to the ``bestmove`` and return the result, parsing only the last info line of
+        each multi-PV line (fast with an engine that floods info lines); EngineTimeoutError if
+        no ``bestmove`` arrived within the timeout (the search is left running)."""
+        self._next(timeout, parse=False)
+        assert self.result is not None
+        return self.result
+
+    def _next(self, timeout: Optional[float], parse: bool) -> Optional[Info]:
         process = self.engine.process
         deadline = None if timeout is None else time.monotonic() + timeout
         while self.result is None:
-            left = None if deadline is None else deadline - time.monotonic()
-            if left is not None and left <= 0:
-                raise EngineTimeoutError(f"engine {self.engine.name!r} did not finish its "
-                                         f"search within {timeout:g} s")
+            left = None if deadline is None else max(0.0, deadline - time.monotonic())
             try:
-                line = process.readline(left, "searching")
+                line = process.readline(left, "searching", arrived_by=deadline)
             except EngineTimeoutError:
                 raise EngineTimeoutError(f"engine {self.engine.name!r} did not finish its "
                                          f"search within {timeout:g} s") from None
@@ -944,6 +1014,14 @@ class AnalysisStream:
                     self._recover_from_rejected_go()
                     raise EngineError(f"engine {self.engine.name!r} rejected the search: {text}")
                 continue
+            if not parse:
+                if "score" in tokens or "pv" in tokens:
+                    k = 1
+                    if "multipv" in tokens:
+                        at = tokens.index("multipv") + 1
+                        k = ascii_int(tokens[at]) or 1 if at < len(tokens) else 1
+                    self._unparsed[k] = line
+                continue
             info = parse_info(line, self.board.size)
             if info.score is None and not info.pv:
                 continue  # currmove / hashfull chatter
@@ -963,8 +1041,16 @@ class AnalysisStream:
             self.result = PlayResult(None)
 
     def _finish(self, token: str) -> None:
-        elapsed = time.monotonic() - self.started
+        arrived = self.engine.process.arrived
+        elapsed = max(0.0, arrived - self.started)
         self.engine._busy = False
+        for k in sorted(self._unparsed):  # the infos read_to_end skipped: only the last counts
+            info = parse_info(self._unparsed[k], self.board.size)
+            if info.score is not None or info.pv:
+                self.multipv[info.multipv] = info
+                if info.multipv == 1:
+                    self.info = info
+        self._unparsed.clear()
         if not self._ready:
             # the isready sent after go may still be answered; drain it so replies stay in step
             try:
@@ -980,10 +1066,10 @@ class AnalysisStream:
             try:
                 move = parse_square(token, self.board.size)
             except OthelloError:
-                self.result = PlayResult(None, self.info, lines, elapsed, token)
+                self.result = PlayResult(None, self.info, lines, elapsed, token, arrived)
                 raise IllegalEngineMoveError(f"engine {self.engine.name!r} sent an unreadable move "
                                              f"{token!r}", token) from None
-        self.result = PlayResult(move, self.info, lines, elapsed, token)
+        self.result = PlayResult(move, self.info, lines, elapsed, token, arrived)
         if move is None:
             if not self.board.is_game_over():
                 raise IllegalEngineMoveError(f"engine {self.engine.name!r} sent no move in a game "
@@ -996,10 +1082,8 @@ class AnalysisStream:
         """Read to the end of the search and return its result. On timeout the search is
         stopped; if the engine then still does not answer it is killed. Either way
         EngineTimeoutError is raised."""
-        deadline = None if timeout is None else time.monotonic() + timeout
         try:
-            while self.next(None if deadline is None else deadline - time.monotonic()) is not None:
-                pass
+            self.read_to_end(timeout)
         except EngineTimeoutError:
             self._abandon()
             raise EngineTimeoutError(f"engine {self.engine.name!r} did not finish its search "

@@ -16,6 +16,7 @@ from typing import Optional
 
 from othello_engine import client
 from othello_engine.engine import Limit
+from othello_engine.textnum import ascii_float
 from othello_engine.board import BLACK, PASS, Board, OthelloError, format_ggf, parse_square, square_name
 
 PROTOCOLS = ("uci", "ugi", "gtp", "nboard")
@@ -111,6 +112,9 @@ class Reply:
     score: Optional[float] = None
     depth: Optional[int] = None
     nodes: Optional[int] = None
+    arrived: Optional[float] = None
+    """When the move's line arrived (``time.monotonic()``), where the driver knows it: the
+    referee times the move by it, not by when it finished reading the engine's chatter."""
 
 
 @dataclass(frozen=True)
@@ -216,7 +220,8 @@ class Player:
     def read_line(self, deadline: float, waiting_for: str) -> str:
         """The next line; EngineTimeout at the deadline, EngineCrashed when the process is gone."""
         try:
-            return self.process.readline(max(0.0, deadline - time.monotonic()), f"waiting for {waiting_for}")
+            return self.process.readline(max(0.0, deadline - time.monotonic()), f"waiting for {waiting_for}",
+                                         arrived_by=deadline)
         except client.EngineError as exc:
             raise _failure(self.name, exc) from None
 
@@ -291,8 +296,7 @@ class UciPlayer(Player):
         stream = self.stream
         assert stream is not None
         try:
-            while stream.next(max(0.0, deadline - time.monotonic())) is not None:
-                pass
+            stream.read_to_end(max(0.0, deadline - time.monotonic()))
         except client.IllegalEngineMoveError:
             pass  # the referee judges the token itself
         except client.EngineError as exc:
@@ -301,7 +305,7 @@ class UciPlayer(Player):
         assert result is not None
         info = result.info
         score = None if info.score is None else info.score / 100.0
-        return Reply(result.token, score, info.depth, info.nodes)
+        return Reply(result.token, score, info.depth, info.nodes, result.arrived)
 
     def stop(self) -> None:
         if self.stream is not None:
@@ -398,7 +402,7 @@ class GtpPlayer(Player):
             self.sent.append(parse_square(move))
         except OthelloError:
             pass  # the referee rejects it and the game ends
-        return Reply(move)
+        return Reply(move, arrived=self.process.arrived)
 
 
 class NBoardPlayer(Player):
@@ -453,8 +457,5 @@ class NBoardPlayer(Player):
                 parts = line[3:].strip().split("/")
                 score = None
                 if len(parts) > 1:
-                    try:
-                        score = float(parts[1])
-                    except ValueError:
-                        score = None
-                return Reply(parts[0].strip(), score)
+                    score = ascii_float(parts[1].strip())
+                return Reply(parts[0].strip(), score, arrived=self.process.arrived)

@@ -10,7 +10,7 @@ import traceback
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
-from othello_engine import _core, timeman
+from othello_engine import _core, timeman, weights
 from othello_engine.board import BLACK, PASS, Board, Square
 
 
@@ -151,8 +151,12 @@ class Engine:
     """
 
     def __init__(self, hash_mb: int = 16, multipv: int = 1, move_overhead: float = 0.03,
-                 contempt: int = 0, threads: Optional[int] = None) -> None:
+                 contempt: int = 0, evaluation_kind: str = "pattern",
+                 threads: Optional[int] = None) -> None:
         self._search = _core.Search(hash_mb)
+        weights.ensure_loaded()
+        #: "pattern" (the learned evaluation, 8x8, when its weights loaded) or "classic"
+        self.evaluation_kind = evaluation_kind
         self.multipv = multipv
         self.move_overhead = move_overhead
         #: centi-discs a proven draw is worth to the side to move at the root (NBoard's contempt)
@@ -304,7 +308,8 @@ class Engine:
         lines, depth, nodes, exact = self._search.run(
             player, opponent, mask, max_depth, limit.nodes or 0,
             budget.soft or 0.0, budget.hard or 0.0, subset, want, report,
-            contempt=sign * self.contempt, solve=solve, selective=self.selective)
+            contempt=sign * self.contempt, solve=solve, selective=self.selective,
+            pattern=self.evaluation_kind == "pattern")
         pv_lines = convert(lines)
         legal = board.legal_moves() or [PASS]
         if not pv_lines or pv_lines[0].move not in legal:
@@ -315,11 +320,16 @@ class Engine:
                             wld=solve == 2 and not exact and depth >= empties)
 
     def evaluation(self, board: Board) -> dict[str, int]:
-        """The static evaluation of the side to move, feature by feature (centi-discs), with the
-        sum under ``total``. Features: discs, mobility, potential_mobility, corners, x_squares,
-        c_squares, position, stability, parity (see the README). A finished game scores its
-        final disc difference (times 100) as ``total`` and 0 for every feature."""
-        return dict(_core.evaluation_terms(board.player, board.opponent, board.mask))
+        """The static evaluation of the side to move, term by term (centi-discs), with the one the
+        search uses under ``total``. The classic features come first: discs, mobility,
+        potential_mobility, corners, x_squares, c_squares, position, stability, parity. With the
+        pattern evaluation in use (8x8, weights loaded) they are followed by ``classic`` (their
+        sum), the pattern families (edge2x, corner2x5, corner3x3, row2, row3, row4, diag8..diag4),
+        its scalar terms (mobility, potential_mobility, parity, bias: prefixed ``pattern_``) and
+        ``pattern`` (the pattern total). A finished game scores its final disc difference (times
+        100) as ``total`` and 0 for every feature (see the README)."""
+        return dict(_core.evaluation_terms(board.player, board.opponent, board.mask,
+                                           self.evaluation_kind == "pattern"))
 
 
 def _legal_prefix(player: int, opponent: int, mask: int, pv: tuple[Square, ...]) -> tuple[Square, ...]:

@@ -28,11 +28,12 @@ from importlib import resources
 from typing import Callable, Iterable, Optional, TextIO
 
 from othello_engine import matchstats
-from othello_engine.board import (BLACK, PASS, WHITE, Board, OthelloError, format_ggf,
-                                  parse_square, square_name)
+from othello_engine.board import (BLACK, PASS, WHITE, Board, GameRecord, OthelloError, format_ggf,
+                                  parse_ggf, parse_square, square_name)
 from othello_engine.drivers import (PROTOCOLS, DriverError, EngineFailure, EngineSpec,
                                     EngineStartError, EngineTimeout, MoveRequest, Player, TimeControl,
                                     make_player)
+from othello_engine.textnum import ascii_float, float_arg, int_arg
 
 
 class MatchError(ValueError):
@@ -52,27 +53,35 @@ def parse_time_control(key: str, value: str, engine: str = "") -> TimeControl:
     try:
         if key == "tc":
             base, _, inc = value.partition("+")
-            tc = TimeControl(base=float(base), inc=float(inc) if inc else 0.0)
+            tc = TimeControl(base=_real(base), inc=_real(inc) if inc else 0.0)
             if not (tc.base and tc.base > 0 and math.isfinite(tc.base)) or not 0 <= tc.inc < math.inf:
                 raise ValueError
             return tc
         if key == "movetime":
-            t = float(value)
+            t = _real(value)
             if not 0 < t < math.inf:
                 raise ValueError
             return TimeControl(movetime=t)
         if key in ("depth", "nodes"):
-            n = int(value)
+            n = int_arg(value)
             if n < 1:
                 raise ValueError
             return TimeControl(depth=n) if key == "depth" else TimeControl(nodes=n)
-    except ValueError:
+    except (ValueError, argparse.ArgumentTypeError):
         pass
     forms = {"tc": "BASE[+INC] in seconds, e.g. 10+0.1", "movetime": "seconds > 0",
              "depth": "an integer >= 1", "nodes": "an integer >= 1"}
     if key not in forms:
         raise MatchError(f"{who}unknown time control {key!r}")
     raise MatchError(f"{who}bad time control {key}={value!r}: expected {forms[key]}")
+
+
+def _real(text: str) -> float:
+    """A number in ASCII digits; ValueError otherwise (``float()`` also reads ``'٣'``)."""
+    value = ascii_float(text.strip())
+    if value is None:
+        raise ValueError(text)
+    return value
 
 
 def _merge_tc(a: TimeControl, b: TimeControl) -> TimeControl:
@@ -336,7 +345,8 @@ def play_game(number: int, black: Player, white: Player, opening: Opening, margi
         except EngineFailure as exc:
             fault, culprit_color = Fault(_kind(exc), exc.message), color
             break
-        elapsed = time.monotonic() - t0
+        # the move's time ends when its line arrived, however long reading the lines before it took
+        elapsed = max(0.0, (time.monotonic() if reply.arrived is None else reply.arrived) - t0)
         if allowed is not None and elapsed > allowed:
             what = "clock" if clocks[color] is not None and (tc.movetime is None or clocks[color] <= tc.movetime) \
                 else "movetime"
@@ -537,33 +547,65 @@ def start_player(spec: EngineSpec, timeout: float) -> Player:
     return player
 
 
+Job = tuple[int, int, int, Opening]
+"""A scheduled game: (game number, black engine index, white engine index, opening)."""
+
+
+def play_job(config: MatchConfig, pool: dict[str, Player], job: Job,
+             stop: Optional[threading.Event] = None) -> GameResult:
+    """Play one scheduled game with the players of pool (engine name -> player), starting or
+    restarting the ones that are missing or dead; the culprit of a forfeit is closed and dropped,
+    so its next game gets a new process. A player that cannot start loses the game by ``start``.
+    This is one engine slot's work, locally (a thread) or on a cluster (an actor)."""
+    number, bi, wi, opening = job
+    specs = (config.engines[bi], config.engines[wi])
+    players: list[Optional[Player]] = []
+    failed: Optional[tuple[str, str]] = None
+    for spec in specs:
+        p = pool.get(spec.name)
+        if p is None or not p.alive:
+            if p is not None:
+                p.close()
+            try:
+                p = start_player(spec, config.handshake_timeout)
+            except (EngineFailure, DriverError) as exc:
+                failed = failed or (spec.name, f"restart failed: {exc}")
+                p = None
+            if p is not None:
+                pool[spec.name] = p
+        players.append(p)
+    if failed is not None or players[0] is None or players[1] is None:
+        culprit, reason = failed or ("", "")
+        winner = WHITE if culprit == specs[0].name else BLACK
+        return GameResult(number, specs[0].name, specs[1].name, opening.text, winner, None,
+                          "start", reason, culprit, 0, "")
+    game = play_game(number, players[0], players[1], opening, config.margin,
+                     config.move_timeout, stop=stop)
+    if game.culprit is not None:  # restart it for its next game
+        bad = pool.pop(game.culprit, None)
+        if bad is not None:
+            bad.close()
+    return game
+
+
 def run_match(config: MatchConfig, on_game: Optional[Callable[[GameResult, MatchResult], None]] = None,
-              stop: Optional[threading.Event] = None) -> MatchResult:
+              stop: Optional[threading.Event] = None, *, done: Iterable[GameResult] = (),
+              cluster: Optional[str] = None) -> MatchResult:
     """Play the match. Every engine is started once first: one that cannot start or finish its
     handshake raises MatchError before any game. ``on_game`` is called (under a lock) after each
     game. An SPRT verdict starts no new game (those in progress finish and count); setting
-    ``stop`` aborts the games in progress after their current move (they are not counted)."""
+    ``stop`` aborts the games in progress after their current move (they are not counted).
+    ``done``: games of an earlier run (see :func:`read_finished_games`), counted and not played
+    again. ``cluster``: a Ray address (see :mod:`othello_engine.cluster`); the games are then
+    played by its workers, ``config.concurrency`` of them at once (0 or 1: one per CPU)."""
     stop = stop or threading.Event()
     result = MatchResult(config=config)
     result.pairings = [PairingStats(config.engines[i].name, config.engines[j].name)
                        for i, j in config.pairings()]
-    first_pool: dict[str, Player] = {}
-    try:
-        for spec in config.engines:
-            first_pool[spec.name] = start_player(spec, config.handshake_timeout)
-            result.engine_ids[spec.name] = first_pool[spec.name].engine_id
-    except (EngineFailure, DriverError) as exc:
-        for p in first_pool.values():
-            p.close()
-        raise MatchError(str(exc)) from None
-    jobs: queue.Queue[tuple[int, int, int, Opening]] = queue.Queue()
-    for job in config.schedule():
-        jobs.put(job)
     lock = threading.Lock()
     no_more = threading.Event()
-    n_workers = min(config.concurrency, jobs.qsize())
 
-    def record(game: GameResult) -> None:
+    def record(game: GameResult, old: bool = False) -> None:
         with lock:
             if game.termination == "aborted":
                 return
@@ -575,45 +617,44 @@ def run_match(config: MatchConfig, on_game: Optional[Callable[[GameResult, Match
                 if result.sprt.verdict and not no_more.is_set():
                     result.stopped_early = f"SPRT: {result.sprt.verdict} accepted"
                     no_more.set()  # games in progress still finish and count
-            if on_game is not None:
+            if on_game is not None and not old:
                 on_game(game, result)
+
+    for game in sorted(done, key=lambda g: g.number):
+        record(game, old=True)
+    finished = {g.number for g in result.games}
+    todo = [job for job in config.schedule() if job[0] not in finished]
+    if cluster is not None:
+        from othello_engine import cluster as ray_cluster  # Ray is imported only on request
+        try:
+            ray_cluster.play_match(config, todo, address=cluster, record=record, stop=stop,
+                                   no_more=no_more, engine_ids=result.engine_ids)
+        except KeyboardInterrupt:
+            result.stopped_early = "interrupted"
+            stop.set()
+        return _finish(result, stop)
+    first_pool: dict[str, Player] = {}
+    try:
+        for spec in config.engines:
+            first_pool[spec.name] = start_player(spec, config.handshake_timeout)
+            result.engine_ids[spec.name] = first_pool[spec.name].engine_id
+    except (EngineFailure, DriverError) as exc:
+        for p in first_pool.values():
+            p.close()
+        raise MatchError(str(exc)) from None
+    jobs: queue.Queue[Job] = queue.Queue()
+    for job in todo:
+        jobs.put(job)
+    n_workers = min(config.concurrency, jobs.qsize())
 
     def worker(pool: dict[str, Player]) -> None:
         try:
             while not stop.is_set() and not no_more.is_set():
                 try:
-                    number, bi, wi, opening = jobs.get_nowait()
+                    job = jobs.get_nowait()
                 except queue.Empty:
                     return
-                specs = (config.engines[bi], config.engines[wi])
-                players: list[Optional[Player]] = []
-                failed: Optional[tuple[str, str]] = None
-                for spec in specs:
-                    p = pool.get(spec.name)
-                    if p is None or not p.alive:
-                        if p is not None:
-                            p.close()
-                        try:
-                            p = start_player(spec, config.handshake_timeout)
-                        except (EngineFailure, DriverError) as exc:
-                            failed = failed or (spec.name, f"restart failed: {exc}")
-                            p = None
-                        if p is not None:
-                            pool[spec.name] = p
-                    players.append(p)
-                if failed is not None or players[0] is None or players[1] is None:
-                    culprit, reason = failed or ("", "")
-                    winner = WHITE if culprit == specs[0].name else BLACK
-                    record(GameResult(number, specs[0].name, specs[1].name, opening.text, winner, None,
-                                      "start", reason, culprit, 0, ""))
-                    continue
-                game = play_game(number, players[0], players[1], opening, config.margin,
-                                 config.move_timeout, stop=stop)
-                if game.culprit is not None:  # restart it for its next game
-                    bad = pool.pop(game.culprit, None)
-                    if bad is not None:
-                        bad.close()
-                record(game)
+                record(play_job(config, pool, job, stop))
         finally:
             for p in pool.values():
                 p.close()
@@ -631,10 +672,72 @@ def run_match(config: MatchConfig, on_game: Optional[Callable[[GameResult, Match
         stop.set()
         for t in threads:
             t.join(10.0)
+    return _finish(result, stop)
+
+
+def _finish(result: MatchResult, stop: threading.Event) -> MatchResult:
     if stop.is_set() and not result.stopped_early:
         result.stopped_early = "stopped"
     result.games.sort(key=lambda g: g.number)
     return result
+
+
+# --- resuming -------------------------------------------------------------------------------------
+
+def read_finished_games(config: MatchConfig, path: str) -> tuple[list[GameResult], int]:
+    """The games of an earlier run of this match in the GGF file at path, given back their game
+    numbers, and the length in bytes of the file's complete part (a last line cut short by a
+    kill is not a game; the caller truncates it). A record gets the first game number of the
+    schedule with its players, colours and opening not taken yet (such games are interchangeable).
+    MatchError for a record that is unreadable or not in this match."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as exc:
+        raise MatchError(f"cannot resume from {path!r}: {exc.strerror or exc}") from None
+    complete = data.rfind(b"\n") + 1
+    if data[complete:].strip().endswith(b";)"):
+        complete = len(data)  # a last game without its newline is still whole
+    free: dict[tuple[str, str], list[Job]] = {}
+    for job in config.schedule():
+        free.setdefault((config.engines[job[1]].name, config.engines[job[2]].name), []).append(job)
+    games: list[GameResult] = []
+    for n, raw in enumerate(data[:complete].decode("utf-8", errors="replace").splitlines(), 1):
+        if not raw.strip():
+            continue
+        try:
+            rec = parse_ggf(raw)
+        except OthelloError as exc:
+            raise MatchError(f"cannot resume from {path!r}: line {n}: {exc}") from None
+        start, moves = rec.board.replay().fen(), rec.board.move_stack
+        matches = [job for job in free.get((rec.black, rec.white), [])
+                   if job[3].board.replay().fen() == start
+                   and moves[:len(job[3].board.move_stack)] == job[3].board.move_stack]
+        if not matches:
+            raise MatchError(f"cannot resume from {path!r}: line {n} ({rec.black} vs {rec.white}) is "
+                             f"not a game of this match (other engines, names or openings?)")
+        job = max(matches, key=lambda j: (len(j[3].board.move_stack), -j[0]))
+        free[(rec.black, rec.white)].remove(job)
+        games.append(_game_of_record(job, rec, raw))
+    return games, complete
+
+
+def _game_of_record(job: Job, rec: GameRecord, ggf: str) -> GameResult:
+    """The GameResult a GGF record of play_game stands for."""
+    number, _, _, opening = job
+    board = rec.board
+    moves = len(board.move_stack) - len(opening.board.move_stack)
+    kind, _, reason = rec.tags.get("C", "").partition(": ")
+    winner: Optional[int]
+    if rec.result.endswith((":t", ":r")) and kind:
+        winner = BLACK if rec.result.startswith("+") else WHITE
+        culprit = rec.white if winner == BLACK else rec.black
+        return GameResult(number, rec.black, rec.white, opening.text, winner, None, kind, reason,
+                          culprit, moves, ggf)
+    discs = board.disc_difference()
+    winner = BLACK if discs > 0 else WHITE if discs < 0 else None
+    return GameResult(number, rec.black, rec.white, opening.text, winner, discs, "normal", "", None,
+                      moves, ggf)
 
 
 # --- the command line ----------------------------------------------------------------------------
@@ -650,24 +753,31 @@ def _build_parser() -> argparse.ArgumentParser:
                          "[tc=BASE+INC | movetime=S | depth=N | nodes=N] [option.NAME=VALUE]")
     ap.add_argument("--each", nargs="+", metavar="KEY=VALUE", default=[],
                     help="settings for every engine (an engine's own settings win)")
-    ap.add_argument("--games", type=int, default=2, help="games per pairing (default 2)")
+    ap.add_argument("--games", type=int_arg, default=2, help="games per pairing (default 2)")
     ap.add_argument("--openings", metavar="FILE",
                     help="openings: move lines (f5d6c4...), FEN or board lines; default: the shipped set")
-    ap.add_argument("--concurrency", type=int, default=1, help="games played at once (default 1)")
+    ap.add_argument("--concurrency", type=int_arg, default=1, help="games played at once (default 1)")
     ap.add_argument("--gauntlet", action="store_true", help="the first engine against each other one "
                     "(default: round robin)")
     ap.add_argument("--sprt", nargs="+", metavar="KEY=VALUE",
                     help="stop early on a verdict: elo0=0 elo1=10 alpha=0.05 beta=0.05")
-    ap.add_argument("--margin", type=float, default=0.5,
+    ap.add_argument("--margin", type=float_arg, default=0.5,
                     help="seconds an engine may exceed its time before it loses (default 0.5)")
-    ap.add_argument("--move-timeout", type=float, default=60.0,
+    ap.add_argument("--move-timeout", type=float_arg, default=60.0,
                     help="seconds to wait for a move without a clock or movetime (default 60)")
-    ap.add_argument("--handshake-timeout", type=float, default=10.0,
+    ap.add_argument("--handshake-timeout", type=float_arg, default=10.0,
                     help="seconds an engine has to start and answer its handshake (default 10)")
     ap.add_argument("--ggf", default="othello-match.ggf", metavar="FILE",
                     help="write every game here, one GGF line each (default othello-match.ggf; '' for none)")
     ap.add_argument("--json", metavar="FILE",
                     help="write a JSON summary here ('-' for stdout; the report then goes to stderr)")
+    ap.add_argument("--resume", action="store_true",
+                    help="keep the games already in the --ggf file (from an interrupted run of the same "
+                         "match) and play only the missing ones")
+    ap.add_argument("--cluster", metavar="ADDRESS",
+                    help="play the games on Ray: 'local' (a Ray instance on this machine), 'auto' or "
+                         "ray://HOST:PORT (an existing cluster); --concurrency then counts games at once "
+                         "over the cluster (default: one per CPU). Needs 'othello_engine[cluster]'")
     ap.add_argument("--quiet", action="store_true", help="no progress or per-game lines on stderr")
     return ap
 
@@ -767,15 +877,46 @@ def main(argv: Optional[list[str]] = None) -> int:
         if not os.access(folder, os.W_OK) or os.path.isdir(args.ggf):
             print(f"othello-match: error: cannot write the GGF file {args.ggf!r}", file=err)
             return 2
+    refused: tuple[type[Exception], ...] = (MatchError,)
+    if args.cluster is not None:
+        from othello_engine.cluster import ClusterError, check_available
+        try:
+            check_available()
+        except ClusterError as exc:
+            print(f"othello-match: error: {exc}", file=err)
+            return 2
+        refused += (ClusterError,)
+    done: list[GameResult] = []
+    if args.resume:
+        if not args.ggf:
+            print("othello-match: error: --resume needs the --ggf file of the earlier run", file=err)
+            return 2
+        if os.path.exists(args.ggf):
+            try:
+                done, complete = read_finished_games(config, args.ggf)
+            except MatchError as exc:
+                print(f"othello-match: error: {exc}", file=err)
+                return 2
+            with open(args.ggf, "r+b") as cut:
+                cut.truncate(complete)  # a record cut short by a kill is played again
+            if not args.quiet:
+                print(f"othello-match: resuming: {len(done)} of {total} games already in {args.ggf}",
+                      file=err)
     ggf_file: Optional[TextIO] = None
+    write_failed: list[str] = []  # what could not be written; the match goes on without it
 
     def on_game(game: GameResult, state: MatchResult) -> None:
         nonlocal ggf_file
-        if args.ggf and game.ggf:
-            if ggf_file is None:  # created with the first game, so a match that never starts leaves none
-                ggf_file = open(args.ggf, "w", encoding="utf-8")
-            ggf_file.write(game.ggf + "\n")
-            ggf_file.flush()
+        if args.ggf and game.ggf and not write_failed:
+            try:
+                if ggf_file is None:  # created with the first game, so a match that never starts leaves none
+                    ggf_file = open(args.ggf, "a" if args.resume else "w", encoding="utf-8")
+                ggf_file.write(game.ggf + "\n")
+                ggf_file.flush()
+            except OSError as exc:
+                write_failed.append(f"the GGF file {args.ggf!r}")
+                print(f"othello-match: error: cannot write the GGF file {args.ggf!r}: "
+                      f"{exc.strerror or exc}; the match goes on without it", file=err, flush=True)
         if args.quiet:
             return
         if live:
@@ -791,27 +932,48 @@ def main(argv: Optional[list[str]] = None) -> int:
             print(game_line(game, total), file=err, flush=True)
 
     try:
-        result = run_match(config, on_game=on_game)
-    except MatchError as exc:
+        result = run_match(config, on_game=on_game, done=done, cluster=args.cluster)
+    except refused as exc:
         print(f"othello-match: error: {exc}", file=err)
         return 2
     finally:
         if ggf_file is not None:
-            ggf_file.close()
+            try:
+                ggf_file.close()
+            except OSError:  # the last flush failed: already reported, or reported now
+                if not write_failed:
+                    write_failed.append(f"the GGF file {args.ggf!r}")
+                    print(f"othello-match: error: cannot write the GGF file {args.ggf!r}", file=err)
     if live:
         err.write("\n")
     # with --json - stdout carries the JSON alone (for pipes), so the report goes to stderr
-    print(format_report(result), file=err if args.json == "-" else sys.stdout)
+    report = format_report(result)
+    try:
+        print(report, file=err if args.json == "-" else sys.stdout, flush=True)
+    except OSError as exc:  # stdout is full or gone: the results still reach the user
+        write_failed.append("the report on standard output")
+        print(f"othello-match: error: cannot write the report: {exc.strerror or exc}\n{report}", file=err)
     if args.json:
         data = result.to_json()
         data["skipped_openings"] = [asdict(s) for s in skipped]
         text = json.dumps(data, indent=2)
-        if args.json == "-":
-            print(text)
-        else:
-            with open(args.json, "w", encoding="utf-8") as f:
-                f.write(text + "\n")
-    return 130 if result.stopped_early == "interrupted" else 0
+        try:
+            if args.json == "-":
+                print(text, flush=True)
+            else:
+                with open(args.json, "w", encoding="utf-8") as f:
+                    f.write(text + "\n")
+        except OSError as exc:
+            write_failed.append(f"the JSON summary {args.json!r}")
+            print(f"othello-match: error: cannot write the JSON summary {args.json!r}: "
+                  f"{exc.strerror or exc}", file=err)
+    if result.stopped_early == "interrupted":
+        return 130
+    if write_failed:
+        print(f"othello-match: {' and '.join(write_failed)} could not be written (the report above "
+              "has every game)", file=err)
+        return 1
+    return 0
 
 
 if __name__ == "__main__":

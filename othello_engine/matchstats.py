@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from statistics import NormalDist
 from typing import Optional
 
+from othello_engine.textnum import ascii_float
+
 Z95 = NormalDist().inv_cdf(0.975)
 """The two-sided 95% quantile of the standard normal distribution (1.95996...)."""
 
@@ -151,10 +153,10 @@ class SprtParams:
             key, sep, val = item.partition("=")
             if not sep or key not in ("elo0", "elo1", "alpha", "beta"):
                 raise StatsError(f"bad SPRT setting {item!r}: expected elo0=, elo1=, alpha= or beta=")
-            try:
-                values[key] = float(val)
-            except ValueError:
-                raise StatsError(f"bad SPRT setting {item!r}: {val!r} is not a number") from None
+            value = ascii_float(val)
+            if value is None:
+                raise StatsError(f"bad SPRT setting {item!r}: {val!r} is not a number")
+            values[key] = value
         return cls(**values)
 
 

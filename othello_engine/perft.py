@@ -13,6 +13,7 @@ from typing import Callable, Optional
 from othello_engine import _core
 from othello_engine.board import (PASS, Board, InvalidBoardError, OthelloError, parse_obf, parse_position,
                                   parse_side, square_name)
+from othello_engine.textnum import int_arg
 
 
 @dataclass(frozen=True)
@@ -109,8 +110,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="othello-engine perft",
         description="Count the leaves of the game tree (perft) from a position, per root move.")
-    parser.add_argument("depth", type=int, help="plies to count (a forced pass is a ply)")
-    parser.add_argument("--size", type=int, default=None,
+    parser.add_argument("depth", type=int_arg, help="plies to count (a forced pass is a ply)")
+    parser.add_argument("--size", type=int_arg, default=None,
                         help="board size for the standard start (4, 6, 8; default 8)")
     where = parser.add_mutually_exclusive_group()
     where.add_argument("--position", help="a FEN or an absolute board string with the side to move")

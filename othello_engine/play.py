@@ -16,6 +16,7 @@ from othello_engine.board import (BLACK, FILES, PASS, STANDARD_SIZES, WHITE, Boa
                                   IllegalMoveError, OthelloError, Square, format_ggf, parse_ggf,
                                   parse_square, square_name)
 from othello_engine.engine import Engine, Limit, SearchResult
+from othello_engine.textnum import float_arg, int_arg
 
 COLOR_NAMES = {BLACK: "Black", WHITE: "White"}
 DISC_LETTERS = {BLACK: "X", WHITE: "O"}
@@ -388,11 +389,11 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="In the game, type help for the commands.")
     p.add_argument("--side", default="black", choices=["black", "white", "b", "w", "random"],
                    help="your colour (black moves first; default black)")
-    p.add_argument("--size", type=int, default=8, choices=list(STANDARD_SIZES),
+    p.add_argument("--size", type=int_arg, default=8, choices=list(STANDARD_SIZES),
                    help="board size for the standard start (default 8)")
     strength = p.add_mutually_exclusive_group()
-    strength.add_argument("--depth", type=int, help="engine strength: search depth per move")
-    strength.add_argument("--time", type=float,
+    strength.add_argument("--depth", type=int_arg, help="engine strength: search depth per move")
+    strength.add_argument("--time", type=float_arg,
                           help="engine strength: seconds per move (default 1.0)")
     p.add_argument("--board", metavar="CELLS [SIDE]",
                    help="start from a board string (rows from a1: X/B black, O/W white, - empty; "
@@ -402,8 +403,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--color", action="store_true", help="ANSI colours even when not detected")
     p.add_argument("--book", nargs="?", const="", default=None, metavar="FILE",
                    help="let the engine play from an opening book (the shipped one if no FILE)")
-    p.add_argument("--hash", type=int, default=16, help="transposition table size, MB")
-    p.add_argument("--seed", type=int, default=None, help="seed for random choices")
+    p.add_argument("--hash", type=int_arg, default=16, help="transposition table size, MB")
+    p.add_argument("--seed", type=int_arg, default=None, help="seed for random choices")
     return p
 
 

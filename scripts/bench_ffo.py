@@ -8,7 +8,7 @@ import sys
 import time
 from pathlib import Path
 
-from othello_engine import _core
+from othello_engine import _core, weights
 from othello_engine.board import parse_obf, square_name
 
 
@@ -59,7 +59,28 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--threads", default="1", metavar="N[,M...]",
                     help="search threads; a list such as 1,2 solves every position with each "
                          "count in turn and ends with the time ratios to the first (default 1)")
+    ap.add_argument("--eval", dest="evaluation", choices=("pattern", "classic"), default="pattern",
+                    help="evaluation of the solve's preparation and ordering (default pattern)")
+    ap.add_argument("--weights", help="pattern weights file (default: the shipped one)")
+    ap.add_argument("--tune", action="append", default=[], metavar="NAME=VALUE",
+                    help="experiments: set a core tuning parameter (_core._set_tuning or "
+                         "_set_mid_tuning), e.g. sort_eval=14")
     args = ap.parse_args(argv)
+    pattern = args.evaluation == "pattern"
+    if pattern:
+        if args.weights:
+            weights.load(args.weights)
+        elif not weights.ensure_loaded():
+            print(weights.load_error, file=sys.stderr)
+            return 2
+    for item in args.tune:
+        name, _, value = item.partition("=")
+        try:
+            _core._set_tuning(name, int(value))
+        except ValueError:
+            _core._set_mid_tuning(name, int(value))
+    print(f"evaluation {args.evaluation}" + "".join(f"; {t}" for t in args.tune)
+          + f"; load {os.getloadavg()[0]:.1f}")
     suite = load_suite(args.dir)
     numbers = [n for text in args.positions for n in parse_range(text)]
     counts = [int(t) for t in args.threads.split(",")]
@@ -111,7 +132,8 @@ def solve_all(suite: dict[int, str], numbers: list[int], args: argparse.Namespac
         t0 = time.perf_counter()
         c0 = time.process_time()
         lines, _depth, nodes, exact = search.run(board.player, board.opponent, board.mask,
-                                                 60, 0, 0.0, args.limit, 0, 1, None, solve=1)
+                                                 60, 0, 0.0, args.limit, 0, 1, None, solve=1,
+                                                 pattern=args.evaluation == "pattern")
         dt = time.perf_counter() - t0
         cpu = time.process_time() - c0
         walls.append(dt)

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import statistics
 import sys
 import threading
 import time
 
-from othello_engine import _core
+from othello_engine import _core, weights
 from othello_engine.board import PASS, Board
 
 
@@ -45,11 +46,26 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--threads", default="1", metavar="N[,M...]",
                     help="search threads; a list such as 1,2 times the fixed depth with each count "
                          "in turn and prints the speed-ups over the first (default 1)")
+    ap.add_argument("--eval", dest="evaluation", choices=("pattern", "classic"), default="pattern",
+                    help="evaluation searched with (default pattern: the shipped weights)")
+    ap.add_argument("--weights", help="pattern weights file (default: the shipped one)")
+    ap.add_argument("--tune", action="append", default=[], metavar="NAME=VALUE",
+                    help="experiments: set a midgame tuning parameter (_core._set_mid_tuning)")
     args = ap.parse_args(argv)
+    for item in args.tune:
+        name, _, value = item.partition("=")
+        _core._set_mid_tuning(name, int(value))
+    pattern = args.evaluation == "pattern"
+    if pattern:
+        if args.weights:
+            weights.load(args.weights)
+        elif not weights.ensure_loaded():
+            print(weights.load_error, file=sys.stderr)
+            return 2
     boards = midgame_positions(args.positions, args.seed)
     counts = [int(t) for t in args.threads.split(",")]
     if len(counts) > 1:
-        return compare_threads(boards, args, counts)
+        return compare_threads(boards, args, counts, pattern)
     search = _core.Search(args.hash, counts[0])
     depths, rates, fixed = [], [], []
     print(f"{'pos':>3} {'emp':>3} | {'depth@' + str(args.time) + 's':>9} {'nodes':>10} {'Mnps':>6} | "
@@ -58,17 +74,19 @@ def main(argv: list[str] | None = None) -> int:
         search.clear()
         t0 = time.perf_counter()
         _, depth, nodes, _ = search.run(b.player, b.opponent, b.mask, 60, 0, args.time, args.time,
-                                        solve_lead=0)
+                                        solve_lead=0, pattern=pattern)
         dt = time.perf_counter() - t0
         search.clear()
         t1 = time.perf_counter()
-        _, _, nodes2, _ = search.run(b.player, b.opponent, b.mask, args.depth, solve_lead=0)
+        _, _, nodes2, _ = search.run(b.player, b.opponent, b.mask, args.depth, solve_lead=0,
+                                     pattern=pattern)
         dt2 = time.perf_counter() - t1
         depths.append(depth)
         rates.append(nodes / dt)
         fixed.append(dt2)
         print(f"{i:>3} {b.empties:>3} | {depth:>9} {nodes:>10} {nodes / dt / 1e6:>6.2f} | "
               f"{dt2:>8.3f} {nodes2:>10} {nodes2 / dt2 / 1e6 if dt2 else 0:>6.2f}", flush=True)
+    print(f"evaluation {args.evaluation}" + "".join(f"; {t}" for t in args.tune) + f"; load {os.getloadavg()[0]:.1f}")
     print(f"mean {statistics.mean(rates) / 1e6:.2f} Mnps, depth in {args.time}s: median "
           f"{statistics.median(depths)}, min {min(depths)}; depth {args.depth}: mean "
           f"{statistics.mean(fixed):.3f}s, max {max(fixed):.3f}s")
@@ -99,7 +117,8 @@ def parallel_capacity(threads: int, seconds: float = 2.0) -> float:
     return rate(threads) / rate(1)
 
 
-def compare_threads(boards: list[Board], args: argparse.Namespace, counts: list[int]) -> int:
+def compare_threads(boards: list[Board], args: argparse.Namespace, counts: list[int],
+                    pattern: bool) -> int:
     """Time to args.depth of every position with each thread count; speed-ups over the first count
     and nodes per second per thread."""
     print(f"control: {max(counts)} independent perft threads run x{parallel_capacity(max(counts)):.2f} "
@@ -115,7 +134,8 @@ def compare_threads(boards: list[Board], args: argparse.Namespace, counts: list[
             search = searches[t]
             search.clear()
             t0 = time.perf_counter()
-            _, _, nodes, _ = search.run(b.player, b.opponent, b.mask, args.depth, solve_lead=0)
+            _, _, nodes, _ = search.run(b.player, b.opponent, b.mask, args.depth, solve_lead=0,
+                                        pattern=pattern)
             dt = time.perf_counter() - t0
             times[t].append(dt)
             rates[t].append(nodes / dt / t)

@@ -368,7 +368,8 @@ def test_cli_add_deepen_show_export_import(tmp_path: Path) -> None:
 def test_learn_game_and_nboard_lines(tmp_path: Path) -> None:
     path = str(tmp_path / "learn.book")
     game = parse_moves(GAME)
-    assert "learned 10 moves" in learn_game(path, game)
+    report = learn_game(path, game)
+    assert report.startswith("learned: ") and report.endswith(f"new positions (10 moves into {path})")
     with Book.open(path, write=True) as book:
         pos = parse_moves(GAME[:2])
         book.set_move(pos, parse_square("d6"), 150, 12)
@@ -423,7 +424,7 @@ def test_protocol_helpers(tmp_path: Path) -> None:
     path = tmp_path / "nb.book"
     opts = options_from_environment({"OTHELLO_ENGINE_BOOK": str(path)})
     lines = nboard_learn(opts, parse_moves(GAME))
-    assert lines[-1] == "learned" and lines[0].startswith("status learned 10 moves")
+    assert lines[0] == "learned" and lines[1].startswith("status learned: ") and "10 moves" in lines[1]
     with Book.open(path) as book:
         assert [m.move for m in book.lookup(Board())] == [parse_square("f5")]
 

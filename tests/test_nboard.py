@@ -14,7 +14,7 @@ from typing import Callable, Optional
 
 import pytest
 
-from othello_engine.board import BLACK, PASS, Board, format_ggf, parse_square, square_name
+from othello_engine.board import BLACK, PASS, WHITE, Board, format_ggf, parse_square, square_name
 from othello_engine.book import BOOK_ENV, Book
 from othello_engine.protocol.nboard import NBoardSession, depth_token, format_eval
 
@@ -32,7 +32,7 @@ LINE_FORMS = {
     "set": re.compile(r"set myname \S+"),
     "pong": re.compile(r"pong -?\d+"),
     "status": re.compile(r"status( .*)?"),
-    "nodestats": re.compile(r"nodestats \d+ \d+\.\d\d"),
+    "nodestats": re.compile(r"nodestats \d+ \d+\.\d{6}"),
     "===": re.compile(rf"=== {MOVE}(/{EVAL}(/\d+\.\d\d)?)?"),
     "search": re.compile(rf"search {MOVE}(-{MOVE})* {EVAL} 0 (\d+|100%)"),
     "book": re.compile(rf"book {MOVE}(-{MOVE})* {EVAL} \d+ (\d+|100%)( .*)?"),
@@ -211,6 +211,24 @@ def test_example_session_of_the_protocol_document(engine):
     assert len(found) == len(position.legal_moves())
 
 
+def test_start_up_clears_the_guis_loading_message(engine):
+    """NBoard shows "Loading <engine>" until a status line comes: the engine sends an empty one
+    (idle) right after its name, before any request."""
+    engine.send("nboard 2")
+    assert engine.until(lambda l: l == "status", timeout=10) == ["set myname othello_engine", "status"]
+    assert engine.sync() == []
+
+
+def test_nodestats_of_a_fast_search_give_a_time_nboard_can_divide_by(engine):
+    """A search of a few milliseconds gets a non-zero time (to the microsecond), so that NBoard
+    shows its nodes per second."""
+    engine.send("nboard 2", "set depth 1", f"set game {EXAMPLE_GGF}")
+    lines = engine.hints(1)
+    stats = [l.split() for l in lines if l.startswith("nodestats ")]
+    assert stats and all(float(t) > 0 for _, _, t in stats), stats
+    assert all(float(t) < 0.5 for _, _, t in stats), "a depth-1 search takes milliseconds"
+
+
 def test_gui_rewinds_with_set_game_and_plays_on_with_move(engine):
     position = board_after(EXAMPLE_MOVES)
     black = square_name(position.legal_moves()[0])
@@ -343,15 +361,20 @@ def test_finished_game_and_its_analysis(engine):
     # Passes count as moves: one value for each of the len(move_stack) + 1 positions.
     assert sorted(values) == list(range(len(game.move_stack) + 1))
     assert len(game.move_stack) > sum(1 for m in game.move_stack if m != PASS)
+    # Every value is Black's (NBoard graphs them as they come, up = Black ahead), for positions with
+    # either side to move: the exactly solved ones are checked against the reference rules.
     memo: dict = {}
     position = game.replay()
+    turns = set()
     for number in range(len(game.move_stack) + 1):
         if position.empties <= 8:  # solved exactly at depth 2 (depth + 6 empties): check them all
-            assert values[number] == format_eval(100 * negamax(position.copy(), memo)), number
+            black_value = negamax(position.copy(), memo) * (1 if position.turn == BLACK else -1)
+            assert values[number] == format_eval(100 * black_value), number
+            turns.add(position.turn)
         if number < len(game.move_stack):
             position.push(game.move_stack[number])
-    final = game.disc_difference() * (1 if game.turn == BLACK else -1)
-    assert values[len(game.move_stack)] == format_eval(100 * final)
+    assert turns == {BLACK, WHITE}
+    assert values[len(game.move_stack)] == format_eval(100 * game.disc_difference())
 
 
 def test_bad_input_keeps_the_game_and_says_why(engine):
@@ -390,7 +413,8 @@ def test_bad_input_keeps_the_game_and_says_why(engine):
     engine.sync()
     engine.send("learn")
     replies = engine.sync()
-    assert replies[0] == "learned" and "not stored" in replies[1]
+    # "learned" first: NBoard clears its status bar when it comes; the short reason stays after it
+    assert replies == ["learned", "status not learned: no book file (set OTHELLO_ENGINE_BOOK to one)"]
 
 
 def test_book_hints_and_book_moves_with_the_shipped_book():
@@ -418,7 +442,9 @@ def test_learn_adds_the_game_to_the_book_file(tmp_path):
     try:
         proc.send("nboard 2", f"set game {format_ggf(game)}", "learn")
         replies = proc.sync()
-        assert replies[-1] == "learned" and any(str(path) in l for l in replies[:-1])
+        replies = replies[replies.index("learned"):]
+        assert len(replies) == 2, replies
+        assert replies[1].startswith("status learned: ") and replies[1].endswith(f"moves into {path})")
     finally:
         proc.close()
     with Book.open(path) as book:

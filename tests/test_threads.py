@@ -202,6 +202,15 @@ def test_nboard_with_threads_flag() -> None:
     assert b"Traceback" not in eng.stderr
 
 
+def test_gtp_with_threads_flag() -> None:
+    proc = subprocess.run([PY, "-m", "othello_engine", "--gtp", "--threads", "2"],
+                          input="boardsize 8\nclear_board\ngenmove b\nquit\n", capture_output=True,
+                          text=True, timeout=60)
+    replies = [s for s in proc.stdout.splitlines() if s]
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr
+    assert replies[2][2:].lower() in Ref().moves(), replies
+
+
 def test_bad_threads_flag_is_a_usage_error() -> None:
     for args in (["--threads", "0"], ["--threads"], ["--threads=many"]):
         proc = subprocess.run([PY, "-m", "othello_engine", *args], input="", capture_output=True,

@@ -10,20 +10,24 @@ from typing import IO, Iterator, Optional
 MAX_LINE = 1 << 20
 """Longest input line kept (bytes); the rest of a longer line is read and dropped."""
 
-USAGE = """usage: othello-engine [--nboard] [--threads N]
+USAGE = """usage: othello-engine [--nboard | --gtp] [--threads N]
        othello-engine perft|match|analyze|book|play ... (each with --help)
 
 Without arguments the engine reads commands on standard input and answers on standard output:
-the UCI-like protocol (start with 'uci'), its UGI dialect ('ugi'), or NBoard ('nboard 2', or
-from the start with --nboard). Type 'help' in the UCI-like protocol for its commands; the full
+the UCI-like protocol (start with 'uci'), its UGI dialect ('ugi'), NBoard ('nboard 2', or from
+the start with --nboard) or GTP (a GTP command such as 'protocol_version' or 'list_commands',
+or from the start with --gtp). Type 'help' in the UCI-like protocol for its commands; the full
 contract is protocol_spec.md.
 
 options:
   --nboard        speak the NBoard protocol from the first line
+  --gtp           speak GTP (version 2) from the first line, as GTP GUIs such as Quarry expect
   --threads N     search with N threads (1..256) in every protocol; the UCI-like
                   protocol starts with Threads N and can change it with setoption
   -h, --help      show this help and exit
 """
+
+FLAGS = ("--nboard", "--gtp")
 
 
 class Output:
@@ -62,29 +66,35 @@ def input_lines(stream: IO[bytes], limit: int = MAX_LINE) -> Iterator[str]:
 
 
 def main(args: Optional[list[str]] = None) -> int:
-    """Serve one protocol session on stdin/stdout; ``--nboard`` starts in NBoard mode."""
+    """Serve one protocol session on stdin/stdout; ``--nboard`` starts in NBoard mode, ``--gtp``
+    in GTP mode; without them the first non-empty line picks the protocol."""
     args = list(args or [])
     if "-h" in args or "--help" in args:
         sys.stdout.write(USAGE)
         return 0
-    unknown = [a for a in args if a != "--nboard"]
+    unknown = [a for a in args if a not in FLAGS]
     if unknown:
         sys.stderr.write(f"othello-engine: unknown argument {unknown[0]!r} (see othello-engine --help)\n")
+        return 2
+    if all(flag in args for flag in FLAGS):
+        sys.stderr.write("othello-engine: --nboard and --gtp exclude each other\n")
         return 2
     out = Output(sys.stdout)
     lines = input_lines(sys.stdin.buffer)
     first: Optional[str] = None
-    nboard = "--nboard" in args
-    if not nboard:
+    protocol = "nboard" if "--nboard" in args else "gtp" if "--gtp" in args else ""
+    if not protocol:
         for line in lines:
             if line.strip():
                 first = line
                 break
         if first is None:
             return 0
-        nboard = first.split()[0].lower() == "nboard"
-    if nboard:
+        protocol = protocol_of(first)
+    if protocol == "nboard":
         from othello_engine.protocol.nboard import NBoardSession as Session
+    elif protocol == "gtp":
+        from othello_engine.protocol.gtp import GtpSession as Session  # type: ignore[assignment]
     else:
         from othello_engine.protocol.uci import UciSession as Session  # type: ignore[assignment]
     session = Session(out)
@@ -99,6 +109,31 @@ def main(args: Optional[list[str]] = None) -> int:
         session.close()
         _quiet_stdout()
     return 0
+
+
+GTP_FIRST_WORDS = frozenset((
+    "protocol_version", "name", "version", "known_command", "list_commands", "boardsize",
+    "clear_board", "komi", "play", "genmove", "reg_genmove", "undo", "time_settings", "time_left",
+    "final_score", "showboard", "list_games", "set_game"))
+"""First commands that start a GTP session (none of them is a command of the other protocols)."""
+
+
+def protocol_of(first: str) -> str:
+    """The protocol a session's first non-empty line speaks: ``nboard``, ``gtp`` or ``uci`` (the
+    UCI-like protocol and its UGI dialect, which sort themselves out).
+
+    >>> protocol_of("nboard 2"), protocol_of("1 protocol_version"), protocol_of("list_commands")
+    ('nboard', 'gtp', 'gtp')
+    >>> protocol_of("uci"), protocol_of("ugi"), protocol_of("quit")
+    ('uci', 'uci', 'uci')
+    """
+    words = first.split("#", 1)[0].split()
+    if words and words[0].isascii() and words[0].isdigit():  # a GTP command id
+        return "gtp" if len(words) > 1 and words[1].lower() in GTP_FIRST_WORDS else "uci"
+    if not words:
+        return "uci"
+    word = words[0].lower()
+    return "nboard" if word == "nboard" else "gtp" if word in GTP_FIRST_WORDS else "uci"
 
 
 def _quiet_stdout() -> None:

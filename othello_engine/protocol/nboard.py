@@ -12,6 +12,7 @@ from othello_engine.board import (BLACK, PASS, Board, OthelloError, Square, pars
                                   square_name)
 from othello_engine.book import BOOK_ENV, nboard_hint_lines, nboard_learn, options_from_environment
 from othello_engine.engine import Engine, Limit, SearchInfo, SearchResult
+from othello_engine.textnum import ascii_float, ascii_int
 
 ENGINE_NAME: Final = "othello_engine"
 """The name sent with ``set myname``; one token, since GUIs read the name up to the first space."""
@@ -51,6 +52,16 @@ def pv_text(pv: tuple[Square, ...] | list[Square]) -> str:
     return "-".join(move_text(m) for m in pv)
 
 
+def format_seconds(seconds: float) -> str:
+    """Seconds for ``nodestats``, to the microsecond: NBoard divides the nodes by them for its
+    nodes-per-second display, which stays blank when the time reads zero (a 4 ms search).
+
+    >>> format_seconds(0.0041234), format_seconds(12.5)
+    ('0.004123', '12.500000')
+    """
+    return f"{max(0.0, seconds):.6f}"
+
+
 def depth_token(depth: int, exact: bool) -> str:
     """The depth column of a ``search`` line: the depth in plies, or ``100%`` for an exact solve."""
     return EXACT_DEPTH if exact else str(depth)
@@ -70,11 +81,8 @@ def _split_word(text: str) -> tuple[str, str]:
 
 
 def _number(text: str, what: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise ProtocolError(f"bad {what} {_clip(text)!r}: expected a number") from None
-    if value != value or value in (float("inf"), float("-inf")):
+    value = ascii_float(text)  # ASCII digits only: float() also reads '٣' and '1_0'
+    if value is None:
         raise ProtocolError(f"bad {what} {_clip(text)!r}: expected a finite number")
     return value
 
@@ -179,13 +187,16 @@ class NBoardSession:
     # --- commands -----------------------------------------------------------------------------
     def cmd_nboard(self, rest: str) -> None:
         token = rest.split()[0] if rest.split() else ""
-        if not token.isdigit():
+        version = ascii_int(token, signed=False)
+        if version is None:
             raise ProtocolError(f"bad nboard command: version {_clip(token) or '(none)'!r} is not a number")
-        self.version = int(token)
+        self.version = version
         self.out(f"set myname {ENGINE_NAME}")
         if self.version != PROTOCOL_VERSION:
             self.status(f"protocol version {self.version} requested; this engine speaks version "
                         f"{PROTOCOL_VERSION}")
+        else:
+            self.status("")  # ready: NBoard shows "Loading <engine>" until a status line comes
 
     def cmd_set(self, rest: str) -> None:
         name, value = _split_word(rest)
@@ -252,24 +263,26 @@ class NBoardSession:
     def cmd_ping(self, rest: str) -> None:
         token = rest.split()[0] if rest.split() else "0"
         self.stop_thinking()
-        if token.lstrip("-").isdigit():
-            self.out(f"pong {int(token)}")
+        number = ascii_int(token)
+        if number is not None:
+            self.out(f"pong {number}")
         else:
             self.status(f"bad ping {_clip(token)!r}: expected a number; answering pong 0")
             self.out("pong 0")
 
     def cmd_learn(self, rest: str) -> None:
+        # "learned" first: NBoard clears its status bar when it arrives, so the status comes after
         lines = nboard_learn(self.book, self.board.copy())
         for line in lines:
             self.out(line)
         if len(lines) == 1:  # only "learned": there is no book file to write to
-            self.status(f"learn: the game was not stored (no book file: set {BOOK_ENV} to one)")
+            self.status(f"not learned: no book file (set {BOOK_ENV} to one)")
 
     def cmd_go(self, rest: str) -> None:
         self.stop_thinking()
         board = self.board.copy()
         if board.is_game_over():
-            self.status("the game is over: there is no move to make")
+            self.status("game over: no move to make")
             return
         if board.must_pass():
             self.out("=== PA")
@@ -284,7 +297,7 @@ class NBoardSession:
         started = time.monotonic()
 
         def on_info(info: SearchInfo) -> None:
-            self.out(f"nodestats {info.nodes} {info.time:.2f}")
+            self.out(f"nodestats {info.nodes} {format_seconds(info.time)}")
 
         def on_done(result: SearchResult) -> None:
             move = result.best_move
@@ -296,7 +309,7 @@ class NBoardSession:
                     text = move_text(move)
                 else:
                     text = f"{move_text(move)}/{format_eval(result.score)}"
-                self.out(f"nodestats {result.nodes} {result.time:.2f}")
+                self.out(f"nodestats {result.nodes} {format_seconds(result.time)}")
                 self.out(f"=== {text}/{time.monotonic() - started:.2f}")
             except Exception:
                 traceback.print_exc(file=sys.stderr)
@@ -307,13 +320,14 @@ class NBoardSession:
 
     def cmd_hint(self, rest: str) -> None:
         token = rest.split()[0] if rest.split() else "1"
-        if not token.isdigit() or int(token) < 1:
+        count = ascii_int(token, signed=False)
+        if count is None or count < 1:
             raise ProtocolError(f"bad hint count {_clip(token)!r}: expected a whole number of moves >= 1")
-        wanted = min(int(token), 64)
+        wanted = min(count, 64)
         self.stop_thinking()
         board = self.board.copy()
         if board.is_game_over():
-            self.status("the game is over: there are no moves to evaluate")
+            self.status("game over: no moves to evaluate")
             return
         self.status(f"{ENGINE_NAME} is analyzing")
         # Opens the book on first use, so that a book that cannot be used is reported here too
@@ -335,7 +349,7 @@ class NBoardSession:
             token = depth_token(info.depth, info.exact)
             for line in info.lines[:wanted]:
                 self.out(f"search {pv_text(line.pv)} {format_eval(line.score)} 0 {token}")
-            self.out(f"nodestats {info.nodes} {info.time:.2f}")
+            self.out(f"nodestats {info.nodes} {format_seconds(info.time)}")
 
         def on_done(result: SearchResult) -> None:
             self.status("")
@@ -354,7 +368,8 @@ class NBoardSession:
 
     def _analyze(self, game: Board) -> None:
         """Retrograde analysis: ``analysis <moves played> <eval>`` for every position of the game,
-        from the last to the first, each from the side to move (passes count as moves)."""
+        from the last to the first (passes count as moves), each from Black's point of view: NBoard
+        plots these values as they come on its graph, where up means Black is ahead."""
         started = time.monotonic()
         nodes = 0
         try:
@@ -379,9 +394,10 @@ class NBoardSession:
                     if self._cancel.is_set():
                         return
                     value = result.score
-                self.out(f"analysis {i} {format_eval(value)}")
+                black_value = value if board.turn == BLACK else -value
+                self.out(f"analysis {i} {format_eval(black_value)}")
                 later = value
-            self.out(f"nodestats {nodes} {time.monotonic() - started:.2f}")
+            self.out(f"nodestats {nodes} {format_seconds(time.monotonic() - started)}")
         except Exception as exc:
             traceback.print_exc(file=sys.stderr)
             self.status(f"internal error in analyze: {_clip(str(exc))}")

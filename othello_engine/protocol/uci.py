@@ -11,7 +11,7 @@ import traceback
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Optional
 
-from othello_engine import __version__, _core
+from othello_engine import __version__, _core, weights
 from othello_engine.board import (BLACK, PASS, Board, OthelloError, Square, parse_square,
                                   square_name)
 from othello_engine.engine import (MAX_THREADS, Engine, Limit, SearchInfo, SearchResult,
@@ -77,7 +77,7 @@ class Option:
         if text is None:
             raise ProtocolError(f"setoption: option {self.name!r} needs 'value <{self.kind}>'")
         if self.kind == "spin":
-            if not re.fullmatch(r"[+-]?\d{1,18}", text):
+            if not re.fullmatch(r"[+-]?[0-9]{1,18}", text, re.ASCII):
                 raise ProtocolError(f"setoption: bad value {quote(text)} for {self.name!r}: "
                                     f"expected an integer in {self.min}..{self.max}")
             number = int(text)
@@ -103,12 +103,12 @@ def _set_hash(session: "UciSession", mb: int) -> None:
     try:
         session.engine.set_hash(mb)
     except MemoryError:
-        # The core frees the old table before allocating the new one: allocate the previous
-        # size again (cleared), so that the engine never searches without a table.
-        previous = session.settings["Hash"]
-        session.engine.set_hash(previous)
+        # The core freed the old table first and, failing, took its size back (cleared; the
+        # least size if even that could not be had): the engine never searches without a table.
+        kept = session.engine.hash_mb
+        session.settings["Hash"] = kept
         raise ProtocolError(f"setoption: Hash {mb} MiB cannot be allocated; "
-                            f"keeping {previous} MiB") from None
+                            f"keeping {kept} MiB") from None
 
 
 def _set_threads(session: "UciSession", n: int) -> None:
@@ -144,6 +144,12 @@ def _book_option(name: str) -> Callable[["UciSession", Any], None]:
     return apply
 
 
+def _set_evaluation(session: "UciSession", name: str) -> None:
+    session.engine.evaluation_kind = name
+    if name == "pattern" and weights.load_error:
+        session.out(f"info string {weights.load_error}")
+
+
 def _set_book_seed(session: "UciSession", seed: int) -> None:
     session.book.seed = seed or None
     session.reseed_book()
@@ -158,6 +164,7 @@ OPTIONS: list[Option] = [
     Option("OwnBook", "check", False, apply=_book_option("OwnBook")),
     Option("BookFile", "string", "", apply=_book_option("BookFile")),
     Option("BookSeed", "spin", 0, 0, 2 ** 31 - 1, apply=_set_book_seed),
+    Option("Evaluation", "combo", "pattern", choices=("pattern", "classic"), apply=_set_evaluation),
 ]
 """Every option, in handshake order. To add one, append an Option here (its apply() does the rest)."""
 
@@ -221,7 +228,7 @@ def parse_position(args: list[str]) -> Board:
             board = _board_from_tokens(rest)
         elif kind == "fen":
             # extra numeric fields (move counters some tools add) are ignored
-            if len(rest) < 2 or not all(t.isdigit() for t in rest[2:]):
+            if len(rest) < 2 or not all(re.fullmatch(r"[0-9]+", t, re.ASCII) for t in rest[2:]):
                 raise ProtocolError(f"position: bad fen {quote(' '.join(rest))}: "
                                     "expected '<ranks> <x|o>'")
             board = Board.from_fen(rest[0] + " " + rest[1])
@@ -292,7 +299,7 @@ def parse_go(args: list[str], board: Board) -> GoRequest:
                 raise ProtocolError(f"go: {key!r} needs a number")
             text = args[i + 1]
             lo, hi = _GO_NUMBERS[key]
-            if not re.fullmatch(r"[+-]?\d{1,20}", text):
+            if not re.fullmatch(r"[+-]?[0-9]{1,20}", text, re.ASCII):
                 raise ProtocolError(f"go: bad number {quote(text)} for {key!r}: expected an integer")
             value = int(text)
             if not lo <= value <= hi:
@@ -436,6 +443,8 @@ class UciSession:
             if opt.name == "Threads":
                 opt = replace(opt, default=default_threads())
             self.out(opt.declaration())
+        if weights.load_error and self.engine.evaluation_kind == "pattern":
+            self.out(f"info string {weights.load_error}")
         self.out(ok)
 
     def cmd_isready(self, args: list[str]) -> None:

@@ -8,6 +8,7 @@ The protocol is picked from the first line (``uci``/``ugi``, ``nboard``, anythin
   hang         never answer (keeps reading, ignores stop)
   late         answer after ``--delay`` seconds (default 3)
   nohandshake  never finish the handshake (no uciok / protocol answer / pong)
+``--flood N`` (UCI/UGI) writes N info lines before its first bestmove.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ class Mover:
         self.fault = args.fault
         self.after = args.after
         self.delay = args.delay
+        self.flood = args.flood
         self.moves_made = 0
 
     def choose(self, board: Board) -> str:
@@ -85,6 +87,10 @@ def uci(mover: Mover, first: str, nohandshake: bool) -> None:
                 board.push_str(m)
         elif cmd == "go":
             move = mover.choose(board)
+            if mover.flood and mover.moves_made == 1:
+                sys.stdout.write("".join(f"info depth {1 + i % 60} seldepth 30 multipv 1 score cp {i % 200} "
+                                         f"nodes {i} nps 1000 time {i // 1000} pv {move}\n"
+                                         for i in range(mover.flood)))
             out("info depth 1 score cp 0 nodes 1 pv " + move)
             out(f"bestmove {'0000' if ugi and move == 'pass' else move}")
 
@@ -152,6 +158,7 @@ def main() -> int:
     ap.add_argument("--after", type=int, default=0)
     ap.add_argument("--delay", type=float, default=3.0)
     ap.add_argument("--seed", type=int, default=None)
+    ap.add_argument("--flood", type=int, default=0)
     args = ap.parse_args()
     mover = Mover(args)
     nohandshake = args.fault == "nohandshake"

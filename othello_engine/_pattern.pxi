@@ -1,0 +1,248 @@
+# Pattern evaluation (8x8): tables of learned weights indexed by the contents of fixed groups of
+# squares, one table set per game phase, plus a few scalar terms. Included by _eval.pxi.
+#
+# Layout 1 (PATTERN_LAYOUT): eleven families, each a base group of squares and its images under
+# the board's symmetries (46 instances); all instances of a family share one table. A group's
+# index is base 3 over its squares in ascending bit order of the base group: digit 0 empty, 1 the
+# side to move, 2 the opponent. An instance is read from the board's image under the symmetry that
+# carries it onto the base group, so every instance reads its squares in the same order.
+#   family     base squares (row 1 = a1..h1)              instances  table
+#   edge2x     row 1 and b2, g2                               4      3^10
+#   corner2x5  a1..e1, a2..e2                                 8      3^10
+#   corner3x3  a1..c3                                         4      3^9
+#   row2/3/4   rows 2, 3, 4                                 4 each    3^8
+#   diag8      a1..h8                                         2      3^8
+#   diag7..4   the diagonals from b1, c1, d1, e1 down-right   4 each  3^7..3^4
+# Scalar terms (per phase): mobility difference, potential mobility difference, parity (+1 when the
+# number of empties is odd: the side to move plays last), bias. Phases: PATTERN_PHASES tables, the
+# phase of a position being min(empties, 59) // 4. Weights are centi-discs (int16); the evaluation
+# is their sum. The weights are loaded once (set_pattern_weights) into one process-wide array that
+# every search reads without locking (it is never changed while a search runs).
+
+from libc.stdlib cimport malloc
+from libc.string cimport memcpy
+
+cdef extern from *:
+    """
+    #define OE_PATTERN_PHASES 15
+    #define OE_PATTERN_SCALARS 4
+    /* table offsets of the families, their sizes and the entries of one phase */
+    #define OE_OFF_EDGE 0
+    #define OE_OFF_C25 59049
+    #define OE_OFF_C33 118098
+    #define OE_OFF_R2 137781
+    #define OE_OFF_R3 144342
+    #define OE_OFF_R4 150903
+    #define OE_OFF_D8 157464
+    #define OE_OFF_D7 164025
+    #define OE_OFF_D6 166212
+    #define OE_OFF_D5 166941
+    #define OE_OFF_D4 167184
+    #define OE_OFF_SCALAR 167265
+    #define OE_PATTERN_ENTRIES 167269
+    static unsigned short oe_t3[1024];          /* bits -> base-3 number with the same digits */
+    static const short* oe_pw = 0;              /* OE_PATTERN_PHASES x OE_PATTERN_ENTRIES */
+
+    static void oe_pattern_init_t3(void) {
+        for (int b = 0; b < 1024; b++) {
+            int v = 0, p = 1;
+            for (int i = 0; i < 10; i++, p *= 3)
+                if (b >> i & 1) v += p;
+            oe_t3[b] = (unsigned short)v;
+        }
+    }
+
+    /* the base groups, read from an image of the board as a bit string in ascending order */
+    #define OE_EDGE(x) (((x) & 0xFFULL) | (((x) >> 1) & 0x100ULL) | (((x) >> 5) & 0x200ULL))
+    #define OE_C25(x) (((x) & 0x1FULL) | (((x) >> 3) & 0x3E0ULL))
+    #define OE_C33(x) (((x) & 7ULL) | (((x) >> 5) & 0x38ULL) | (((x) >> 10) & 0x1C0ULL))
+    #define OE_ROW(x, r) (((x) >> (8 * (r))) & 0xFFULL)
+    #define OE_DIAG(x, m, s) ((((x) & (m)) * 0x0101010101010101ULL) >> (s))
+    #define OE_D8M 0x8040201008040201ULL
+    #define OE_D7M 0x0080402010080402ULL
+    #define OE_D6M 0x0000804020100804ULL
+    #define OE_D5M 0x0000008040201008ULL
+    #define OE_D4M 0x0000000080402010ULL
+
+    static inline unsigned long long oe_mirror(unsigned long long x) {
+        x = ((x >> 1) & 0x5555555555555555ULL) | ((x & 0x5555555555555555ULL) << 1);
+        x = ((x >> 2) & 0x3333333333333333ULL) | ((x & 0x3333333333333333ULL) << 2);
+        return ((x >> 4) & 0x0F0F0F0F0F0F0F0FULL) | ((x & 0x0F0F0F0F0F0F0F0FULL) << 4);
+    }
+    static inline unsigned long long oe_flip(unsigned long long x) {
+        return __builtin_bswap64(x);
+    }
+    static inline unsigned long long oe_transpose(unsigned long long x) {
+        unsigned long long t;
+        t = (x ^ (x >> 7)) & 0x00AA00AA00AA00AAULL; x = x ^ t ^ (t << 7);
+        t = (x ^ (x >> 14)) & 0x0000CCCC0000CCCCULL; x = x ^ t ^ (t << 14);
+        t = (x ^ (x >> 28)) & 0x00000000F0F0F0F0ULL; return x ^ t ^ (t << 28);
+    }
+    /* im[k]: the image of x under symmetry k (bit 0 mirror, bit 1 flip, bit 2 transpose) */
+    static inline void oe_images(unsigned long long x, unsigned long long* im) {
+        im[0] = x; im[1] = oe_mirror(x); im[2] = oe_flip(x); im[3] = oe_flip(im[1]);
+        im[4] = oe_transpose(x); im[5] = oe_transpose(im[1]);
+        im[6] = oe_transpose(im[2]); im[7] = oe_transpose(im[3]);
+    }
+
+    #define OE_T(bp, bo) ((int)oe_t3[bp] + 2 * (int)oe_t3[bo])
+
+    /* The 46 instance indices (offset within the phase table) of P to move against O. */
+    static inline void oe_pattern_indices(unsigned long long P, unsigned long long O, int* ix) {
+        unsigned long long p[8], o[8];
+        int n = 0, k;
+        static const int edge_k[4] = {0, 2, 4, 5};
+        static const int d8_k[2] = {0, 1};
+        oe_images(P, p);
+        oe_images(O, o);
+        for (k = 0; k < 4; k++) ix[n++] = OE_OFF_EDGE + OE_T(OE_EDGE(p[edge_k[k]]), OE_EDGE(o[edge_k[k]]));
+        for (k = 0; k < 8; k++) ix[n++] = OE_OFF_C25 + OE_T(OE_C25(p[k]), OE_C25(o[k]));
+        for (k = 0; k < 4; k++) ix[n++] = OE_OFF_C33 + OE_T(OE_C33(p[k]), OE_C33(o[k]));
+        for (k = 0; k < 4; k++) ix[n++] = OE_OFF_R2 + OE_T(OE_ROW(p[edge_k[k]], 1), OE_ROW(o[edge_k[k]], 1));
+        for (k = 0; k < 4; k++) ix[n++] = OE_OFF_R3 + OE_T(OE_ROW(p[edge_k[k]], 2), OE_ROW(o[edge_k[k]], 2));
+        for (k = 0; k < 4; k++) ix[n++] = OE_OFF_R4 + OE_T(OE_ROW(p[edge_k[k]], 3), OE_ROW(o[edge_k[k]], 3));
+        for (k = 0; k < 2; k++)
+            ix[n++] = OE_OFF_D8 + OE_T(OE_DIAG(p[d8_k[k]], OE_D8M, 56), OE_DIAG(o[d8_k[k]], OE_D8M, 56));
+        for (k = 0; k < 4; k++) ix[n++] = OE_OFF_D7 + OE_T(OE_DIAG(p[k], OE_D7M, 57), OE_DIAG(o[k], OE_D7M, 57));
+        for (k = 0; k < 4; k++) ix[n++] = OE_OFF_D6 + OE_T(OE_DIAG(p[k], OE_D6M, 58), OE_DIAG(o[k], OE_D6M, 58));
+        for (k = 0; k < 4; k++) ix[n++] = OE_OFF_D5 + OE_T(OE_DIAG(p[k], OE_D5M, 59), OE_DIAG(o[k], OE_D5M, 59));
+        for (k = 0; k < 4; k++) ix[n++] = OE_OFF_D4 + OE_T(OE_DIAG(p[k], OE_D4M, 60), OE_DIAG(o[k], OE_D4M, 60));
+    }
+
+    static inline int oe_pattern_phase(int empties) {
+        return (empties > 59 ? 59 : empties) / 4;
+    }
+    """
+    int OE_PATTERN_PHASES, OE_PATTERN_SCALARS, OE_PATTERN_ENTRIES, OE_OFF_SCALAR
+    const short* oe_pw
+    void oe_pattern_init_t3() nogil
+    void oe_pattern_indices(u64 P, u64 O, int* ix) noexcept nogil
+    int oe_pattern_phase(int empties) noexcept nogil
+
+cdef extern from *:
+    """
+    static void oe_pattern_set(const short* w) { oe_pw = w; }
+    """
+    void oe_pattern_set(const short* w) nogil
+
+cdef enum:
+    PATTERN_INSTANCES = 46
+    PATTERN_LAYOUT = 1
+
+PATTERN_FAMILIES = (
+    ("edge2x", 10, 4), ("corner2x5", 10, 8), ("corner3x3", 9, 4), ("row2", 8, 4), ("row3", 8, 4),
+    ("row4", 8, 4), ("diag8", 8, 2), ("diag7", 7, 4), ("diag6", 6, 4), ("diag5", 5, 4), ("diag4", 4, 4),
+)
+"""(name, squares, instances) of each family, in table order."""
+PATTERN_SCALARS = ("mobility", "potential_mobility", "parity", "bias")
+
+oe_pattern_init_t3()
+cdef short* _pattern_weights = NULL
+cdef u64 FULL_MASK_C = 0xFFFFFFFFFFFFFFFFULL
+
+
+cdef inline int pattern_scalars(u64 P, u64 O, u64 mP, u64 mO, int empties, int* s) noexcept nogil:
+    """The scalar terms' features: mobility, potential mobility (frontier), parity, bias."""
+    cdef u64 E = ~(P | O)
+    s[0] = oe_popcount(mP) - oe_popcount(mO)
+    s[1] = oe_popcount(E & neighbours(O)) - oe_popcount(E & neighbours(P))
+    s[2] = 1 if empties & 1 else -1
+    s[3] = 1
+    return 4
+
+
+cdef inline int pattern_eval(u64 P, u64 O, u64 mP, u64 mO) noexcept nogil:
+    """Pattern evaluation of P (to move) in centi-discs, clamped to +-6300 like the classic one."""
+    cdef int ix[PATTERN_INSTANCES]
+    cdef int sc[4]
+    cdef int empties = 64 - oe_popcount(P | O)
+    cdef const short* w = oe_pw + oe_pattern_phase(empties) * OE_PATTERN_ENTRIES
+    cdef int i, total = 0
+    oe_pattern_indices(P, O, ix)
+    for i in range(PATTERN_INSTANCES):
+        total += w[ix[i]]
+    pattern_scalars(P, O, mP, mO, empties, sc)
+    for i in range(4):
+        total += w[OE_OFF_SCALAR + i] * sc[i]
+    if total > 6300:
+        return 6300
+    if total < -6300:
+        return -6300
+    return total
+
+
+def set_pattern_weights(const short[::1] weights):
+    """Install the pattern weights (PATTERN_PHASES tables of PATTERN_ENTRIES int16, centi-discs)
+    for every search of this process; they are copied. Call it while no search runs."""
+    global _pattern_weights
+    cdef Py_ssize_t n = OE_PATTERN_PHASES * OE_PATTERN_ENTRIES
+    cdef short* fresh
+    if weights.shape[0] != n:
+        raise ValueError(f"pattern weights: {weights.shape[0]} entries, expected {n}")
+    fresh = <short*>malloc(n * sizeof(short))
+    if fresh == NULL:
+        raise MemoryError("cannot allocate the pattern weights")
+    memcpy(fresh, &weights[0], n * sizeof(short))
+    oe_pattern_set(fresh)
+    if _pattern_weights != NULL:
+        free(_pattern_weights)   # no search may run now (see the docstring)
+    _pattern_weights = fresh
+
+
+def pattern_weights_loaded():
+    """True once set_pattern_weights has installed a weight set."""
+    return _pattern_weights != NULL
+
+
+PATTERN_PHASES = OE_PATTERN_PHASES
+PATTERN_ENTRIES = OE_PATTERN_ENTRIES
+PATTERN_SCALAR_OFFSET = OE_OFF_SCALAR
+
+
+def pattern_phase(int empties):
+    """The weight table (phase) a position with that many empties uses."""
+    return oe_pattern_phase(empties)
+
+
+def pattern_features(const unsigned long long[::1] P, const unsigned long long[::1] O,
+                     int[::1] indices, int[::1] scalars):
+    """For training: the 46 table offsets of each position (P[i] to move against O[i]) into
+    indices[46 * i:], and its 4 scalar features into scalars[4 * i:]. Runs without the GIL."""
+    cdef Py_ssize_t i, n = P.shape[0]
+    cdef u64 p, o, mp, mo
+    if O.shape[0] != n or indices.shape[0] < 46 * n or scalars.shape[0] < 4 * n:
+        raise ValueError("pattern_features: buffer sizes do not match")
+    with nogil:
+        for i in range(n):
+            p = P[i]
+            o = O[i]
+            mp = bb_moves(p, o, FULL_MASK_C)
+            mo = bb_moves(o, p, FULL_MASK_C)
+            oe_pattern_indices(p, o, &indices[46 * i])
+            pattern_scalars(p, o, mp, mo, 64 - oe_popcount(p | o), &scalars[4 * i])
+
+
+def pattern_terms(u64 P, u64 O):
+    """The pattern evaluation of P (to move) by family, with the scalar terms and the 'pattern'
+    total (unclamped), in centi-discs; needs the weights (set_pattern_weights)."""
+    cdef int ix[PATTERN_INSTANCES]
+    cdef int sc[4]
+    cdef int empties = 64 - oe_popcount(P | O)
+    cdef const short* w
+    cdef int i, f, k = 0
+    if oe_pw == NULL:
+        raise RuntimeError("no pattern weights are loaded")
+    w = oe_pw + oe_pattern_phase(empties) * OE_PATTERN_ENTRIES
+    oe_pattern_indices(P, O, ix)
+    out = {}
+    for name, _, count in PATTERN_FAMILIES:
+        s = 0
+        for i in range(count):
+            s += w[ix[k]]
+            k += 1
+        out[name] = s
+    pattern_scalars(P, O, bb_moves(P, O, FULL_MASK_C), bb_moves(O, P, FULL_MASK_C), empties, sc)
+    for i in range(4):
+        out["pattern_" + PATTERN_SCALARS[i]] = w[OE_OFF_SCALAR + i] * sc[i]
+    out["pattern"] = sum(out.values())
+    return out

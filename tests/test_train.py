@@ -1,0 +1,136 @@
+"""The training pipeline end to end on a tiny run: generate, label, fit, export, evaluate; resuming;
+exact labels checked against the reference solver."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+np = pytest.importorskip("numpy")
+
+import reference_rules as rr  # noqa: E402
+
+from othello_engine import Board, Engine, Limit, _core, train, weights  # noqa: E402
+
+SETTINGS = train.GenerateSettings(seed=4, depth=1, random_min=2, random_max=8, epsilon=0.05,
+                                  solve=10, evaluation="classic")
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    """Games, positions and weights of a tiny run (shared by the tests below)."""
+    d = tmp_path_factory.mktemp("train")
+    games = str(d / "games.txt")
+    assert train.generate(games, 240, SETTINGS, jobs=2, quiet=True) == 240
+    positions = str(d / "positions.txt")
+    assert train.label(games, positions, train.LabelSettings(), jobs=1, quiet=True) == 240
+    out = str(d / "w.bin")
+    lines: list[str] = []
+    # one phase group: the endgame phases, whose labels are exact (the solve starts at 10 empties)
+    errors = train.fit([positions], out, train.FitSettings(iterations=30, holdout=5, phases=(0, 2)),
+                       quiet=True, report=lines.append)
+    return d, games, positions, out, errors, lines
+
+
+def test_game_records_replay_to_their_results(run) -> None:
+    _, games, _, _, _, _ = run
+    with open(games) as f:
+        records = f.read().splitlines()
+    assert len(records) == 240 and len(set(records)) > 200    # varied openings
+    for line in records[:60]:
+        moves, black_diff, solve = train.parse_game(line)
+        assert solve == 10
+        board = Board()
+        for move in moves:
+            if board.must_pass():
+                board.push(64)
+            board.push(move)
+        assert board.is_game_over()
+        cells = board.cells()
+        grid = rr.grid_from_text(cells.replace("-", "."))
+        assert rr.final_score(grid) == black_diff
+
+
+def test_generate_resumes_a_cut_file_to_the_same_games(run, tmp_path) -> None:
+    _, games, _, _, _, _ = run
+    with open(games) as f:
+        full = f.read()
+    cut = str(tmp_path / "cut.txt")
+    head = full.splitlines(keepends=True)[:30]
+    with open(cut, "w") as f:
+        f.write("".join(head) + head[30 - 1][:17])       # a line cut short by an interruption
+    assert train.generate(cut, 50, SETTINGS, jobs=1, quiet=True) == 20
+    with open(cut) as f:
+        assert f.read() == "".join(full.splitlines(keepends=True)[:50])
+
+
+def test_labels_after_the_solve_point_are_exact(run) -> None:
+    _, _, positions, _, _, _ = run
+    checked = 0
+    with open(positions) as f:
+        for line in f:
+            assert len(line) == train.POSITION_WIDTH
+            cells, result = line[:64], int(line[65:68])
+            empties = cells.count("-")
+            if empties <= 7 and checked < 12 and _core.legal_moves(*train.parse_cells(cells)):
+                assert rr.solve_text(cells, rr.BLACK) == result, cells   # X (to move) is black
+                checked += 1
+    assert checked == 12
+
+
+def test_label_resumes_without_doubling_a_game(run, tmp_path) -> None:
+    _, games, positions, _, _, _ = run
+    with open(positions) as f:
+        full = f.read()
+    part = str(tmp_path / "part.txt")
+    with open(part, "w") as f:
+        f.write(full[:train.POSITION_WIDTH * 100 + 13])   # a game half written, a line cut
+    train.label(games, part, train.LabelSettings(), jobs=1, quiet=True)
+    with open(part) as f:
+        assert f.read() == full
+
+
+def test_fit_lowers_its_own_held_out_error(run) -> None:
+    _, _, _, out, errors, lines = run
+    rows = [(n, mae, zero) for n, mae, _, zero in errors.values() if n > 0]
+    assert len(rows) == 3 and all(n >= 50 for n, _, _ in rows), errors
+    fitted = sum(n * mae for n, mae, _ in rows) / sum(n for n, _, _ in rows)
+    baseline = sum(n * zero for n, _, zero in rows) / sum(n for n, _, _ in rows)
+    assert fitted < 0.5 * baseline, (fitted, baseline)
+    assert any("held-out" in line for line in lines)
+    weights.read(out)          # a valid weights file
+
+
+def test_fitted_weights_drive_the_search_and_the_evaluation_report(run, tmp_path) -> None:
+    d, games, _, out, _, _ = run
+    previous = weights.loaded_path or weights.DEFAULT_PATH
+    try:
+        test = str(tmp_path / "test.txt")
+        assert train.testset(games, test, empties=9, count=20, jobs=1, quiet=True) == 20
+        lines: list[str] = []
+        result = train.evaluate(test, out, report=lines.append)
+        assert result["positions"] == 20 and result["pattern"] == result["pattern"]   # not NaN
+        board = Board()
+        assert Engine(hash_mb=1).search(board, Limit(depth=4)).best_move in board.legal_moves()
+    finally:
+        weights.load(previous)
+
+
+def test_cli_steps_and_the_train_subcommand(tmp_path) -> None:
+    games = str(tmp_path / "g.txt.gz")
+    cmd = [sys.executable, "-m", "othello_engine", "train", "generate", games, "--games", "6",
+           "--depth", "1", "--solve", "8", "--eval", "classic", "--jobs", "1", "-q"]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "6 games written" in proc.stderr
+    positions = str(tmp_path / "p.txt")
+    proc = subprocess.run([sys.executable, "-m", "othello_engine.train", "label", games, positions,
+                           "-q", "--jobs", "1"], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert os.path.getsize(positions) % train.POSITION_WIDTH == 0
+    proc = subprocess.run([sys.executable, "-m", "othello_engine.train", "label", "/nonexistent",
+                           positions, "-q"], capture_output=True, text=True, timeout=60)
+    assert proc.returncode != 0 and "Traceback" not in proc.stderr
