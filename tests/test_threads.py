@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from othello_engine import _core
+from othello_engine import _core, weights
 from othello_engine.board import Board, parse_obf
 from othello_engine.engine import Engine, Limit
 
@@ -49,15 +49,19 @@ def midgame(plies: int = 20, seed: int = 3) -> Board:
 # --- the compiled search --------------------------------------------------------------------------
 
 @needs_ffo
-@pytest.mark.parametrize("threads", [1, 2, 4])
-def test_exact_ffo_scores_with_any_thread_count(threads: int) -> None:
-    """FFO #1-#19 solved exactly: the score and a best move of the suite (the oracle)."""
+@pytest.mark.parametrize("threads, pattern", [(1, False), (2, False), (4, False), (2, True),
+                                              (4, True)])
+def test_exact_ffo_scores_with_any_thread_count(threads: int, pattern: bool) -> None:
+    """FFO #1-#19 solved exactly: the score and a best move of the suite (the oracle), with the
+    classic and the pattern evaluation ordering the moves."""
+    assert not pattern or weights.ensure_loaded()
     search = _core.Search(16, threads)
     for n in range(1, 20):
         board, scored = parse_obf(ffo_line(n))
         expected = max(score for _, score in scored)
         search.clear()
-        lines, _, nodes, exact = search.run(board.player, board.opponent, board.mask, 60, solve=1)
+        lines, _, nodes, exact = search.run(board.player, board.opponent, board.mask, 60, solve=1,
+                                            pattern=pattern)
         move, score, _ = lines[0]
         assert exact and score == 100 * expected, (n, threads, score, expected)
         assert (move, expected) in scored, (n, threads, move)
