@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import os
 import sys
 import threading
 import time
@@ -132,6 +133,14 @@ def set_default_threads(threads: int) -> None:
     _default_threads = threads
 
 
+def usable_cpus() -> int:
+    """The number of CPUs this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
 def default_threads() -> int:
     """The thread count an Engine gets when none is given (1 unless set_default_threads)."""
     return _default_threads
@@ -180,17 +189,21 @@ class Engine:
 
     @property
     def threads(self) -> int:
-        """Search threads (1..MAX_THREADS); they share the transposition table."""
-        return self._search.threads
+        """Search threads asked for (1..MAX_THREADS); they share the transposition table. At
+        most one per CPU the process may use runs (see set_threads)."""
+        return self._threads
 
     def set_threads(self, threads: int) -> None:
         """Search with this many threads from the next search on (waits for a running one).
-        ValueError outside 1..MAX_THREADS, MemoryError when their state cannot be had (the
-        previous count stays)."""
+        More threads than the CPUs this process may use search with one per CPU: extra threads
+        only take turns on the same cores, and a thread waiting for its turn would hold up
+        stop and the time limits. ValueError outside 1..MAX_THREADS, MemoryError when their
+        state cannot be had (the previous count stays)."""
         if isinstance(threads, bool) or not isinstance(threads, int) or not 1 <= threads <= MAX_THREADS:
             raise ValueError(f"threads={threads!r}: expected a whole number in 1..{MAX_THREADS}")
         self.wait()
-        self._search.set_threads(threads)
+        self._search.set_threads(min(threads, usable_cpus()))
+        self._threads = threads
 
     def new_game(self) -> None:
         """Forget what earlier searches learned."""

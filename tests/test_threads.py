@@ -16,7 +16,7 @@ import pytest
 
 from othello_engine import _core, weights
 from othello_engine.board import Board, parse_obf
-from othello_engine.engine import Engine, Limit
+from othello_engine.engine import Engine, Limit, usable_cpus
 
 from ffo_data import ffo_line, needs_ffo
 from uci_support import EngineProcess, Ref
@@ -80,7 +80,7 @@ def test_node_limit_counts_the_nodes_of_all_threads() -> None:
 
 def test_hard_time_and_stop_hold_with_helpers() -> None:
     b = midgame(24)
-    search = _core.Search(16, 4)
+    search = _core.Search(16, max(2, usable_cpus()))
     t0 = time.monotonic()
     lines, depth, _, exact = search.run(b.player, b.opponent, b.mask, 60, 0, 0.0, 0.15)
     assert time.monotonic() - t0 < 0.15 + 0.05 and not exact
@@ -112,6 +112,17 @@ def test_thread_count_changes_between_searches() -> None:
     with pytest.raises(ValueError):
         Engine(threads=257)
     assert engine.threads == 3
+
+
+def test_more_threads_than_cpus_keep_the_time_limit() -> None:
+    """Threads beyond the CPUs take turns on them, so the Engine runs one per CPU: a 0.2 s
+    search with Threads 256 ends on time (each helper would need a turn to see the stop)."""
+    engine = Engine(threads=256)
+    assert engine.threads == 256
+    b = midgame()
+    t0 = time.monotonic()
+    result = engine.search(b, Limit(time=0.2))
+    assert time.monotonic() - t0 < 0.2 + 0.1 and result.best_move in b.legal_moves()
 
 
 def test_multipv_with_threads() -> None:
