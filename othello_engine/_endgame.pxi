@@ -267,13 +267,14 @@ cdef int eg_search(SearchState* st, u64 P, u64 O, int alpha, int beta, int ply, 
     cdef u64 E = st.mask & ~(P | O)
     cdef int n = oe_popcount(E)
     cdef u64 moves, f, bit, key = 0, om, cP, cO
-    cdef int i, j, k, cnt, sq, v, best, bestmove, a0, tmove, lower, upper, so, bound, first
+    cdef int i, j, k, cnt, sq, v, best, bestmove, a0, tmove, lower, upper, so, bound, first, end
     cdef int sqs[40]
     cdef int vals[40]
     cdef u64 fl[40]
     cdef u64 keys[40]
-    cdef u64 odd, m
+    cdef u64 odd, m, ck
     cdef TTEntry* e
+    cdef TTEntry hit
     if not pv and n <= EG_SHALLOW:
         return eg_shallow(st, P, O, E, odd_quadrants(st, E), n, alpha, beta)
     if st.nodes >= st.check_at and poll(st):
@@ -285,7 +286,7 @@ cdef int eg_search(SearchState* st, u64 P, u64 O, int alpha, int beta, int ply, 
         st.pv_len[ply] = ply
     if n >= EG_TT_MIN:
         key = position_hash(P, O)
-        tt_prefetch(&st.tt, key)
+        tt_prefetch(st.tt, key)
     moves = bb_moves(P, O, st.mask)
     if moves == 0:
         if bb_moves(O, P, st.mask) == 0:
@@ -305,7 +306,7 @@ cdef int eg_search(SearchState* st, u64 P, u64 O, int alpha, int beta, int ply, 
             return bound
     tmove = TT_NO_MOVE
     if n >= EG_TT_MIN:
-        e = tt_probe(&st.tt, key)
+        e = tt_probe(st.tt, key, &hit)
         if e != NULL:
             tmove = e.move
             if e.depth >= TT_SOLVED and not pv:
@@ -324,7 +325,7 @@ cdef int eg_search(SearchState* st, u64 P, u64 O, int alpha, int beta, int ply, 
         mid_search(st, P, O, EG_IID_DEPTH, -SCORE_INF, SCORE_INF, ply, False)
         if st.aborted:
             return 0
-        e = tt_probe(&st.tt, key)
+        e = tt_probe(st.tt, key, &hit)
         if e != NULL:
             tmove = e.move
     if not pv and n >= EG_ETC_MIN:
@@ -338,10 +339,10 @@ cdef int eg_search(SearchState* st, u64 P, u64 O, int alpha, int beta, int ply, 
             bit = (<u64>1) << sq
             f = bb_flips(P, O, sq)
             keys[cnt] = position_hash(O ^ f, P ^ f ^ bit)
-            tt_prefetch(&st.tt, keys[cnt])
+            tt_prefetch(st.tt, keys[cnt])
             cnt += 1
         for i in range(cnt):
-            e = tt_probe(&st.tt, keys[i])
+            e = tt_probe(st.tt, keys[i], &hit)
             if e != NULL and e.depth >= TT_SOLVED and e.upper != TT_NONE:
                 v = -(e.upper // 100)
                 if v >= beta:
@@ -381,7 +382,7 @@ cdef int eg_search(SearchState* st, u64 P, u64 O, int alpha, int beta, int ply, 
         cO = P ^ f ^ bit
         if n > EG_TT_MIN:
             # the child will probe the table: start fetching its bucket now
-            tt_prefetch(&st.tt, position_hash(cP, cO))
+            tt_prefetch(st.tt, position_hash(cP, cO))
         om = bb_moves(cP, cO, st.mask)
         if n >= EG_SORT_EVAL:
             if n >= EG_SORT_D2:
@@ -401,20 +402,35 @@ cdef int eg_search(SearchState* st, u64 P, u64 O, int alpha, int beta, int ply, 
             if EG_W_STAB:
                 vals[cnt] += EG_W_STAB * oe_popcount(corner_stable(cO))
         cnt += 1
-    for i in range(cnt):
-        k = i
-        for j in range(i + 1, cnt):
-            if vals[j] > vals[k]:
-                k = j
-        if k != i:
-            sq = sqs[k]; sqs[k] = sqs[i]; sqs[i] = sq
-            v = vals[k]; vals[k] = vals[i]; vals[i] = v
-            f = fl[k]; fl[k] = fl[i]; fl[i] = f
+    # moves [end, cnt) are deferred ones, searched last (only with several threads)
+    end = cnt
+    i = 0
+    while i < cnt:
+        if i < end:
+            k = i
+            for j in range(i + 1, end):
+                if vals[j] > vals[k]:
+                    k = j
+            if k != i:
+                sq = sqs[k]; sqs[k] = sqs[i]; sqs[i] = sq
+                v = vals[k]; vals[k] = vals[i]; vals[i] = v
+                f = fl[k]; fl[k] = fl[i]; fl[i] = f
         sq = sqs[i]
         f = fl[i]
         bit = (<u64>1) << sq
         cP = O ^ f
         cO = P ^ f ^ bit
+        ck = 0
+        if not first and i < end and st.busy != NULL and n >= EG_DEFER_MIN:
+            ck = position_hash(cP, cO)
+            if busy_has(st.busy, ck):
+                # another thread is in this subtree: come back to it after the others
+                end -= 1
+                sq = sqs[end]; sqs[end] = sqs[i]; sqs[i] = sq
+                v = vals[end]; vals[end] = vals[i]; vals[i] = v
+                f = fl[end]; fl[end] = fl[i]; fl[i] = f
+                continue
+            busy_enter(st.busy, ck)
         if first:
             first = 0
             v = -eg_search(st, cP, cO, -beta, -alpha, ply + 1, pv)
@@ -423,6 +439,9 @@ cdef int eg_search(SearchState* st, u64 P, u64 O, int alpha, int beta, int ply, 
             v = -eg_search(st, cP, cO, -alpha - 1, -alpha, ply + 1, False)
             if pv and v > alpha and v < beta and not st.aborted:
                 v = -eg_search(st, cP, cO, -beta, -alpha, ply + 1, True)
+        if ck:
+            busy_leave(st.busy, ck)
+        i += 1
         if st.aborted:
             return 0
         if v > best:
@@ -436,9 +455,9 @@ cdef int eg_search(SearchState* st, u64 P, u64 O, int alpha, int beta, int ply, 
                     break
     if n >= EG_TT_MIN:
         if best >= beta:
-            tt_store(&st.tt, key, TT_SOLVED + n * EG_TT_BY_N, 100 * best, TT_NONE, bestmove)
+            tt_store(st.tt, key, TT_SOLVED + n * EG_TT_BY_N, 100 * best, TT_NONE, bestmove)
         elif best > a0:
-            tt_store(&st.tt, key, TT_SOLVED + n * EG_TT_BY_N, 100 * best, 100 * best, bestmove)
+            tt_store(st.tt, key, TT_SOLVED + n * EG_TT_BY_N, 100 * best, 100 * best, bestmove)
         else:
-            tt_store(&st.tt, key, TT_SOLVED + n * EG_TT_BY_N, -TT_NONE, 100 * best, bestmove)
+            tt_store(st.tt, key, TT_SOLVED + n * EG_TT_BY_N, -TT_NONE, 100 * best, bestmove)
     return best

@@ -6,7 +6,15 @@
 # 100 * its final disc difference, a draw scores the contempt from the root side's view); the
 # endgame solver scores in discs and the root converts. All kernels run without the GIL and poll
 # the stop flag, the node limit and the hard time every POLL_NODES nodes.
+#
+# Threads: each search thread has its own SearchState (pv, counters, evaluation context) and all
+# share the table, the stop flag and a node counter. The helpers run the main thread's iterations
+# alongside it (as in lazy SMP, but on the same depth: one ply deeper cost more nodes to a depth),
+# and every thread defers a move whose subtree another thread is searching (a "busy" table of
+# positions, as in simplified ABDADA), so that the threads split the tree instead of repeating
+# one another. Only the main thread's results are reported.
 
+from libc.stdlib cimport calloc
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 
 include "_eval.pxi"
@@ -23,6 +31,8 @@ cdef enum:
     SOLVE_AUTO = 0
     SOLVE_EXACT = 1
     SOLVE_WLD = 2
+    MAX_THREADS = 256
+    BUSY_SIZE = 1 << 14         # slots of the table of subtrees being searched (4 per bucket)
 
 
 # Midgame ordering: from MID_SORT_SEARCH plies left, moves are sorted by a static evaluation
@@ -37,13 +47,27 @@ cdef int MPC_MARGIN = 500
 # moves order the solver's first plies and their score centres its first window).
 cdef int SOLVE_PREP_DEPTH = 12
 cdef int EG_ROOT_WINDOW = 1      # experiments: half-width of the solve's first window (0 = open)
+# With several threads: helpers join from this iteration depth on (earlier ones take microseconds),
+# and moves are deferred from this depth (midgame) or number of empties (solver) on.
+cdef int HELP_MIN_DEPTH = 6
+cdef int MID_DEFER_MIN = 3
+cdef int EG_DEFER_MIN = 10
+cdef int HELP_SKEW = 0           # odd helpers search this many plies deeper (0: measured best)
 
 
 def _set_mid_tuning(str name, int value):
     """Experiments only: change one of the midgame ordering parameters."""
     global MID_SORT_SEARCH, MID_SORT_DEEP, MID_SORT_DEPTH, MID_SORT_MOB, MPC_MIN_DEPTH, MPC_MARGIN
-    global SOLVE_PREP_DEPTH, EG_ROOT_WINDOW
-    if name == "root_window":
+    global SOLVE_PREP_DEPTH, EG_ROOT_WINDOW, HELP_MIN_DEPTH, MID_DEFER_MIN, EG_DEFER_MIN, HELP_SKEW
+    if name == "help_skew":
+        HELP_SKEW = value
+    elif name == "help_depth":
+        HELP_MIN_DEPTH = value
+    elif name == "mid_defer":
+        MID_DEFER_MIN = value
+    elif name == "eg_defer":
+        EG_DEFER_MIN = value
+    elif name == "root_window":
         EG_ROOT_WINDOW = value
     elif name == "prep_depth":
         SOLVE_PREP_DEPTH = value
@@ -79,14 +103,19 @@ cdef struct RootMove:
 
 cdef struct SearchState:
     EvalCtx ev
-    TTable tt
+    TTable* tt            # shared by all threads
+    u64* shared_nodes     # all threads' nodes, added up at each poll (NULL: one thread)
+    u64* busy             # subtrees being searched (NULL: one thread)
+    u64 flushed           # the part of nodes already added to shared_nodes
     u64 mask
     u64 nodes
     u64 check_at
     u64 max_nodes
     double start
     double hard_time
-    int stop
+    int* stop             # the stop flag (shared)
+    int nthreads
+    int thread_id         # 0: the main thread
     int aborted
     int seldepth
     int contempt
@@ -104,18 +133,62 @@ cdef struct SearchState:
 
 
 cdef int poll(SearchState* st) noexcept nogil:
-    """Check the stop flag and the limits; return 1 (and mark the search aborted) to stop."""
+    """Check the stop flag and the limits; return 1 (and mark the search aborted) to stop. The
+    node limit counts the nodes of all threads."""
+    cdef u64 total = st.nodes, left
     if st.aborted:
         return 1
-    if st.stop or (st.max_nodes and st.nodes >= st.max_nodes) or (
+    if st.shared_nodes != NULL:
+        total = oe_add64(st.shared_nodes, st.nodes - st.flushed)
+        st.flushed = st.nodes
+    if oe_load_int(st.stop) or (st.max_nodes and total >= st.max_nodes) or (
             st.hard_time > 0 and now_seconds() - st.start >= st.hard_time):
         st.aborted = 1
         st.check_at = 0
         return 1
     st.check_at = st.nodes + POLL_NODES
-    if st.max_nodes and st.check_at > st.max_nodes:
-        st.check_at = st.max_nodes
+    if st.max_nodes:
+        left = (st.max_nodes - total) // st.nthreads
+        if left < POLL_NODES:
+            st.check_at = st.nodes + (left if left > 0 else 1)
     return 0
+
+
+cdef inline u64* busy_bucket(u64* busy, u64 key) noexcept nogil:
+    return busy + ((key >> 32) & (BUSY_SIZE - 4))
+
+
+cdef inline bint busy_has(u64* busy, u64 key) noexcept nogil:
+    """Is another thread searching the position whose hash is key?"""
+    cdef u64* b = busy_bucket(busy, key)
+    cdef int i
+    for i in range(4):
+        if oe_load64(b + i) == key:
+            return True
+    return False
+
+
+cdef inline void busy_enter(u64* busy, u64 key) noexcept nogil:
+    """Mark key's subtree as being searched (a full bucket gives up its first slot; two
+    threads racing for a slot may lose a mark, which only costs some shared work)."""
+    cdef u64* b = busy_bucket(busy, key)
+    cdef u64 x
+    cdef int i
+    for i in range(4):
+        x = oe_load64(b + i)
+        if x == 0 or x == key:
+            oe_store64(b + i, key)
+            return
+    oe_store64(b, key)
+
+
+cdef inline void busy_leave(u64* busy, u64 key) noexcept nogil:
+    cdef u64* b = busy_bucket(busy, key)
+    cdef int i
+    for i in range(4):
+        if oe_load64(b + i) == key:
+            oe_store64(b + i, 0)
+            return
 
 
 cdef int final_score(u64 P, u64 O, u64 mask) noexcept nogil:
@@ -188,11 +261,13 @@ cdef int mid_search(SearchState* st, u64 P, u64 O, int depth, int alpha, int bet
     """Negamax PVS score of P (to move) to depth plies within (alpha, beta), fail-soft, in
     centi-discs. A pass does not use up depth. pv nodes keep their line in st.pv[ply]."""
     cdef u64 moves, mO, f, bit, key, om
-    cdef int i, j, k, cnt, sq, v, best, bestmove, a0, tmove, ds
+    cdef int i, j, k, cnt, sq, v, best, bestmove, a0, tmove, ds, end
     cdef int sqs[40]
     cdef int vals[40]
     cdef u64 fl[40]
+    cdef u64 ck
     cdef TTEntry* e
+    cdef TTEntry hit
     if st.nodes >= st.check_at and poll(st):
         return 0
     st.nodes += 1
@@ -218,7 +293,7 @@ cdef int mid_search(SearchState* st, u64 P, u64 O, int depth, int alpha, int bet
 
     key = position_hash(P, O)
     tmove = TT_NO_MOVE
-    e = tt_probe(&st.tt, key)
+    e = tt_probe(st.tt, key, &hit)
     if e != NULL:
         tmove = e.move
         if not pv and e.depth >= depth:
@@ -248,7 +323,7 @@ cdef int mid_search(SearchState* st, u64 P, u64 O, int depth, int alpha, int bet
         mid_search(st, P, O, depth - 3, alpha, beta, ply, pv)
         if st.aborted:
             return 0
-        e = tt_probe(&st.tt, key)
+        e = tt_probe(st.tt, key, &hit)
         if e != NULL:
             tmove = e.move
 
@@ -280,18 +355,33 @@ cdef int mid_search(SearchState* st, u64 P, u64 O, int depth, int alpha, int bet
     best = -SCORE_INF
     bestmove = TT_NO_MOVE
     a0 = alpha
-    for i in range(cnt):
-        k = i
-        for j in range(i + 1, cnt):
-            if vals[j] > vals[k]:
-                k = j
-        if k != i:
-            sq = sqs[k]; sqs[k] = sqs[i]; sqs[i] = sq
-            v = vals[k]; vals[k] = vals[i]; vals[i] = v
-            f = fl[k]; fl[k] = fl[i]; fl[i] = f
+    # moves [end, cnt) are deferred ones, searched last (only with several threads)
+    end = cnt
+    i = 0
+    while i < cnt:
+        if i < end:
+            k = i
+            for j in range(i + 1, end):
+                if vals[j] > vals[k]:
+                    k = j
+            if k != i:
+                sq = sqs[k]; sqs[k] = sqs[i]; sqs[i] = sq
+                v = vals[k]; vals[k] = vals[i]; vals[i] = v
+                f = fl[k]; fl[k] = fl[i]; fl[i] = f
         sq = sqs[i]
         f = fl[i]
         bit = (<u64>1) << sq
+        ck = 0
+        if i > 0 and i < end and st.busy != NULL and depth >= MID_DEFER_MIN:
+            ck = position_hash(O ^ f, P ^ f ^ bit)
+            if busy_has(st.busy, ck):
+                # another thread is in this subtree: come back to it after the others
+                end -= 1
+                sq = sqs[end]; sqs[end] = sqs[i]; sqs[i] = sq
+                v = vals[end]; vals[end] = vals[i]; vals[i] = v
+                f = fl[end]; fl[end] = fl[i]; fl[i] = f
+                continue
+            busy_enter(st.busy, ck)
         if i == 0:
             v = -mid_search(st, O ^ f, P ^ f ^ bit, depth - 1, -beta, -alpha, ply + 1, pv)
         else:
@@ -299,6 +389,9 @@ cdef int mid_search(SearchState* st, u64 P, u64 O, int depth, int alpha, int bet
             v = -mid_search(st, O ^ f, P ^ f ^ bit, depth - 1, -alpha - 1, -alpha, ply + 1, False)
             if pv and v > alpha and v < beta and not st.aborted:
                 v = -mid_search(st, O ^ f, P ^ f ^ bit, depth - 1, -beta, -alpha, ply + 1, True)
+        if ck:
+            busy_leave(st.busy, ck)
+        i += 1
         if st.aborted:
             return 0
         if v > best:
@@ -311,11 +404,11 @@ cdef int mid_search(SearchState* st, u64 P, u64 O, int depth, int alpha, int bet
                 if v >= beta:
                     break
     if best >= beta:
-        tt_store(&st.tt, key, depth, best, TT_NONE, bestmove)
+        tt_store(st.tt, key, depth, best, TT_NONE, bestmove)
     elif best > a0:
-        tt_store(&st.tt, key, depth, best, best, bestmove)
+        tt_store(st.tt, key, depth, best, best, bestmove)
     else:
-        tt_store(&st.tt, key, depth, -TT_NONE, best, bestmove)
+        tt_store(st.tt, key, depth, -TT_NONE, best, bestmove)
     return best
 
 
@@ -423,59 +516,224 @@ cdef void order_root(SearchState* st, u64 P, u64 O) noexcept nogil:
         vals[j] = v
 
 
+cdef void helper_work(SearchState* h, u64 P, u64 O, int depth, int alpha, int beta,
+                      bint eg) noexcept nogil:
+    """A helper thread's part of one iteration of the main thread: the same root iteration (odd
+    helpers HELP_SKEW plies deeper in the midgame), then deeper ones, until the main thread is
+    done."""
+    cdef int v
+    if eg:
+        root_iteration(h, P, O, depth, alpha, beta, True)
+        return
+    if h.thread_id & 1:
+        depth += HELP_SKEW
+    while depth <= 60:
+        root_iteration(h, P, O, depth, alpha, beta, False)
+        if h.aborted:
+            return
+        v = h.root[0].score
+        if (v <= alpha and alpha > -SCORE_INF) or (v >= beta and beta < SCORE_INF):
+            alpha, beta = -SCORE_INF, SCORE_INF      # the window failed: this depth again, open
+            continue
+        if h.multipv == 1:
+            alpha, beta = max(-SCORE_INF, v - 60), min(SCORE_INF, v + 60)
+        depth += 1
+
+
+cdef extern from "<pthread.h>" nogil:
+    ctypedef unsigned long pthread_t
+    int pthread_create(pthread_t* thread, void* attr, void* (*start)(void*) noexcept nogil,
+                       void* arg)
+    int pthread_join(pthread_t thread, void** result)
+
+
+cdef struct HelperJob:
+    SearchState* h
+    u64 P
+    u64 O
+    int depth
+    int alpha
+    int beta
+    int eg
+    int started
+    pthread_t tid
+
+
+cdef void* helper_main(void* arg) noexcept nogil:
+    cdef HelperJob* job = <HelperJob*>arg
+    helper_work(job.h, job.P, job.O, job.depth, job.alpha, job.beta, job.eg)
+    return NULL
+
+
 cdef class Search:
-    """Owns the transposition table and the stop flag; runs one search at a time.
+    """Owns the transposition table, the stop flag and the search threads; runs one search at a
+    time.
 
     run() releases the GIL while it searches; stop() may be called from any thread.
     """
     cdef SearchState st
+    cdef TTable table
+    cdef SearchState* helpers   # threads - 1 of them
+    cdef HelperJob* jobs
+    cdef u64* busy
+    cdef int user_stop          # stop(): every thread stops
+    cdef int helper_stop        # the helpers stop (also when the main thread's iteration ends)
+    cdef u64 node_total
     cdef public int hash_mb
+    cdef readonly int threads
 
-    def __init__(self, int hash_mb=16):
-        self.st.tt.entries = NULL
+    def __init__(self, int hash_mb=16, int threads=1):
+        self.table.entries = NULL
+        self.st.tt = &self.table
+        self.st.stop = &self.user_stop
+        self.st.shared_nodes = NULL
+        self.st.busy = NULL
+        self.st.nthreads = 1
+        self.st.thread_id = 0
         self.st.mask = 0
-        self.st.stop = 0
+        self.user_stop = 0
+        self.helpers = NULL
+        self.jobs = NULL
+        self.busy = NULL
+        self.threads = 1
         self.hash_mb = 0
         self.resize(hash_mb)
+        self.set_threads(threads)
 
     def __dealloc__(self):
-        if self.st.tt.entries != NULL:
-            oe_table_free(self.st.tt.entries, self.st.tt.n_entries * sizeof(TTEntry))
-            self.st.tt.entries = NULL
+        if self.table.entries != NULL:
+            oe_table_free(self.table.entries, self.table.n_entries * sizeof(TTEntry))
+            self.table.entries = NULL
+        free(self.helpers)
+        self.helpers = NULL
+        free(self.jobs)
+        self.jobs = NULL
+        free(self.busy)
+        self.busy = NULL
 
     def resize(self, int hash_mb):
         """Set the transposition table size in MiB (clears it)."""
         if hash_mb < 1:
             raise ValueError(f"hash size {hash_mb} MiB is below 1")
         cdef int kept
-        if tt_allocate(&self.st.tt, hash_mb) != 0:
+        if tt_allocate(&self.table, hash_mb) != 0:
             # the old table was freed first: take its size back (or the least), so that the
             # engine never searches without a table
             for kept in (self.hash_mb, 1):
-                if kept >= 1 and tt_allocate(&self.st.tt, kept) == 0:
+                if kept >= 1 and tt_allocate(&self.table, kept) == 0:
                     self.hash_mb = kept
                     break
             raise MemoryError(f"cannot allocate a {hash_mb} MiB transposition table")
         self.hash_mb = hash_mb
 
+    def set_threads(self, int threads):
+        """Search with this many threads (1..256) from the next run() on; never during one."""
+        cdef SearchState* fresh = NULL
+        cdef HelperJob* jobs = NULL
+        if threads < 1 or threads > MAX_THREADS:
+            raise ValueError(f"thread count {threads} is out of range 1..{MAX_THREADS}")
+        if threads > 1:
+            fresh = <SearchState*>calloc(threads - 1, sizeof(SearchState))
+            jobs = <HelperJob*>calloc(threads - 1, sizeof(HelperJob))
+            if fresh == NULL or jobs == NULL or (self.busy == NULL and not self._alloc_busy()):
+                free(fresh)
+                free(jobs)
+                raise MemoryError(f"cannot allocate the state of {threads} search threads")
+        free(self.helpers)
+        free(self.jobs)
+        self.helpers = fresh
+        self.jobs = jobs
+        self.threads = threads
+
+    cdef bint _alloc_busy(self):
+        self.busy = <u64*>calloc(BUSY_SIZE, sizeof(u64))
+        return self.busy != NULL
+
     def clear(self):
         """Forget everything learned (a new game)."""
-        tt_clear(&self.st.tt)
+        tt_clear(&self.table)
 
     def stop(self):
         """Ask the running search to return as soon as it can (thread-safe)."""
-        self.st.stop = 1
+        oe_store_int(&self.user_stop, 1)
+        oe_store_int(&self.helper_stop, 1)
 
     def reset_stop(self):
         """Clear the stop flag; call it before starting a search (run() never clears it)."""
-        self.st.stop = 0
+        self.user_stop = 0
+        self.helper_stop = 0
+
+    cdef u64 _nodes(self):
+        """Nodes searched so far in this run, all threads together."""
+        cdef u64 n = self.st.nodes
+        cdef int k
+        if self.threads > 1:
+            for k in range(self.threads - 1):
+                n += self.helpers[k].nodes
+        return n
+
+    cdef void _start_helpers(self):
+        """Give every helper the main thread's state for a new run (its table, limits, root)."""
+        cdef SearchState* h
+        cdef int k
+        self.node_total = 0
+        self.st.flushed = 0
+        self.st.shared_nodes = &self.node_total if self.threads > 1 else NULL
+        self.st.busy = self.busy if self.threads > 1 else NULL
+        self.st.nthreads = self.threads
+        if self.threads == 1:
+            return
+        memset(self.busy, 0, BUSY_SIZE * sizeof(u64))
+        for k in range(self.threads - 1):
+            h = &self.helpers[k]
+            memcpy(h, &self.st, sizeof(SearchState))
+            h.thread_id = k + 1
+            h.stop = &self.helper_stop
+            h.hard_time = 0
+
+    cdef void _iterate(self, u64 P, u64 O, int depth, int alpha, int beta, bint eg) except *:
+        """One root iteration of the main thread, with the helpers searching alongside."""
+        cdef SearchState* st = &self.st
+        cdef SearchState* h
+        cdef HelperJob* job
+        cdef int k, n = self.threads - 1
+        if n == 0 or (not eg and depth < HELP_MIN_DEPTH):
+            with nogil:
+                root_iteration(st, P, O, depth, alpha, beta, eg)
+            return
+        oe_store_int(&self.helper_stop, 0)
+        if oe_load_int(&self.user_stop):
+            oe_store_int(&self.helper_stop, 1)
+        for k in range(n):
+            h = &self.helpers[k]
+            h.aborted = 0
+            h.check_at = h.nodes
+            h.multipv = st.multipv
+            h.selective = st.selective
+            h.nroot = st.nroot
+            memcpy(h.root, st.root, st.nroot * sizeof(RootMove))
+            job = &self.jobs[k]
+            job.h = h
+            job.P, job.O, job.depth, job.alpha, job.beta, job.eg = P, O, depth, alpha, beta, eg
+        with nogil:
+            for k in range(n):
+                # a helper that can not be started leaves its share to the others
+                self.jobs[k].started = pthread_create(&self.jobs[k].tid, NULL, helper_main,
+                                                      &self.jobs[k]) == 0
+            root_iteration(st, P, O, depth, alpha, beta, eg)
+            oe_store_int(&self.helper_stop, 1)
+            for k in range(n):
+                if self.jobs[k].started:
+                    pthread_join(self.jobs[k].tid, NULL)
+        if st.max_nodes and self._nodes() >= st.max_nodes:
+            st.aborted = 1       # the helpers used up the node budget
 
     cdef void _prepare(self, u64 mask) except *:
         cdef int sq, k
         if mask != self.st.mask:
             eval_ctx_init(&self.st.ev, mask)
             if self.st.mask != 0:         # a fresh table is already empty (and not yet touched)
-                tt_clear(&self.st.tt)
+                tt_clear(&self.table)
             self.st.mask = mask
             self.st.squares = oe_popcount(mask)
             self.st.xs_all = 0
@@ -540,7 +798,7 @@ cdef class Search:
         use_pattern = 1 if (pattern and mask == FULL_MASK_C and oe_pw != NULL) else 0
         if use_pattern != st.ev.pattern:
             st.ev.pattern = use_pattern
-            tt_clear(&st.tt)         # its bounds came from the other evaluation
+            tt_clear(&self.table)         # its bounds came from the other evaluation
         st.nodes = 0
         st.max_nodes = max_nodes
         st.check_at = POLL_NODES if (max_nodes == 0 or max_nodes > POLL_NODES) else max_nodes
@@ -549,7 +807,7 @@ cdef class Search:
         st.seldepth = 0
         st.contempt = contempt
         st.selective = 0
-        st.tt.age = (st.tt.age + 1) & 255
+        self.table.age = (self.table.age + 1) & 255
         moves = bb_moves(P, O, mask)
         if moves == 0:
             return ([], 0, 0, False)
@@ -567,6 +825,7 @@ cdef class Search:
             m &= m - 1
         order_root(st, P, O)
         st.multipv = max(1, min(multipv, st.nroot))
+        self._start_helpers()
         empties = oe_popcount(mask & ~(P | O))
         if solve_lead < 0:
             lead = 10 if solve != SOLVE_AUTO else 8
@@ -600,8 +859,7 @@ cdef class Search:
                     if st.multipv > 1 or EG_ROOT_WINDOW == 0:
                         eg_alpha, eg_beta = -EG_INF, EG_INF
                 while True:
-                    with nogil:
-                        root_iteration(st, P, O, empties, eg_alpha, eg_beta, True)
+                    self._iterate(P, O, empties, eg_alpha, eg_beta, True)
                     if st.aborted:
                         break
                     v = st.root[0].score
@@ -621,8 +879,8 @@ cdef class Search:
                 done_depth = empties
                 result = self._lines(st.multipv, True, solve == SOLVE_WLD, True)
                 if callback is not None:
-                    callback(done_depth, st.seldepth, exact, st.nodes, now_seconds() - st.start,
-                             result)
+                    callback(done_depth, st.seldepth, exact, self._nodes(),
+                             now_seconds() - st.start, result)
                 break
             if depth > max_depth:
                 break
@@ -636,17 +894,23 @@ cdef class Search:
                 delta = 60
                 alpha, beta = guess - delta, guess + delta
             while True:
-                with nogil:
-                    root_iteration(st, P, O, depth, alpha, beta, False)
+                self._iterate(P, O, depth, alpha, beta, False)
                 if st.aborted:
                     break
                 v = st.root[0].score
                 if v <= alpha and alpha > -SCORE_INF:
                     delta *= 2
-                    alpha, beta = max(-SCORE_INF, v - delta), v + 1
+                    if self.threads == 1:
+                        alpha, beta = max(-SCORE_INF, v - delta), v + 1
+                    else:
+                        # results mixed from several depths can swing: only ever widen
+                        alpha = max(-SCORE_INF, v - delta)
                 elif v >= beta and beta < SCORE_INF:
                     delta *= 2
-                    alpha, beta = v - 1, min(SCORE_INF, v + delta)
+                    if self.threads == 1:
+                        alpha, beta = v - 1, min(SCORE_INF, v + delta)
+                    else:
+                        beta = min(SCORE_INF, v + delta)
                 else:
                     break
             if st.aborted:
@@ -662,12 +926,12 @@ cdef class Search:
             exact = depth >= empties
             elapsed = now_seconds() - st.start
             if callback is not None:
-                callback(depth, st.seldepth, exact, st.nodes, elapsed, result)
-            if exact or st.stop:
+                callback(depth, st.seldepth, exact, self._nodes(), elapsed, result)
+            if exact or st.stop[0]:
                 break
             if soft_time > 0 and elapsed >= soft_time:
                 break
-        return (result, done_depth, st.nodes, exact)
+        return (result, done_depth, self._nodes(), exact)
 
 
 def solve_seconds(int empties):

@@ -6,9 +6,14 @@
 # bounds, which are multiples of 100) and the search generation that wrote it. Replacement keeps
 # the same position, else evicts the entry with the least depth, counting old generations as
 # shallower.
+#
+# Threads share one table without locks: a slot holds its second word (the data) and, in place of
+# the key, key ^ data, each written and read as one 64-bit word. A slot torn by two writers (or
+# read half-written) fails the check on probe and counts as a miss, so a probe never returns
+# bounds of another position; probes return a copy, never a pointer into the shared table.
 
 from libc.stdlib cimport free
-from libc.string cimport memset
+from libc.string cimport memcpy, memset
 
 cdef enum:
     TT_NONE = 32000
@@ -79,6 +84,12 @@ cdef extern from *:
     #include <sys/mman.h>
     #endif
     static inline void oe_prefetch(const void* p) { __builtin_prefetch(p); }
+    /* Whole-word accesses to memory other threads write (relaxed: plain moves on x86-64). */
+    static inline unsigned long long oe_load64(const unsigned long long* p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
+    static inline void oe_store64(unsigned long long* p, unsigned long long v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
+    static inline unsigned long long oe_add64(unsigned long long* p, unsigned long long v) { return __atomic_add_fetch(p, v, __ATOMIC_RELAXED); }
+    static inline int oe_load_int(const int* p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
+    static inline void oe_store_int(int* p, int v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
     /* A zeroed table. Tables of 2 MiB and more are aligned to 2 MiB and, on Linux, offered to
        the kernel as transparent huge pages: a probe is a random access, and with 4 KiB pages
        nearly every one also misses the TLB. */
@@ -136,6 +147,11 @@ cdef extern from *:
     }
     """
     void oe_prefetch(const void* p) noexcept nogil
+    u64 oe_load64(const u64* p) noexcept nogil
+    void oe_store64(u64* p, u64 v) noexcept nogil
+    u64 oe_add64(u64* p, u64 v) noexcept nogil
+    int oe_load_int(const int* p) noexcept nogil
+    void oe_store_int(int* p, int v) noexcept nogil
     void* oe_table_alloc(size_t bytes) noexcept nogil
     void oe_table_free(void* p, size_t bytes) noexcept nogil
     void oe_table_zero(void* p, size_t bytes) noexcept nogil
@@ -151,25 +167,51 @@ cdef inline void tt_prefetch(TTable* t, u64 key) noexcept nogil:
     oe_prefetch(tt_bucket(t, key))
 
 
-cdef inline TTEntry* tt_probe(TTable* t, u64 key) noexcept nogil:
+cdef inline TTEntry tt_read(TTEntry* slot) noexcept nogil:
+    """A copy of the entry in slot with its key decoded: 0 for an empty slot, a key no probe
+    asks for when the slot is torn."""
+    cdef TTEntry e
+    cdef u64 data = oe_load64((<u64*>slot) + 1)
+    e.key = oe_load64(<u64*>slot) ^ data
+    memcpy(&e.lower, &data, 8)
+    return e
+
+
+cdef inline void tt_write(TTEntry* slot, TTEntry* e) noexcept nogil:
+    """Write e into slot as two words: the data, then key ^ data."""
+    cdef u64 data
+    memcpy(&data, &e.lower, 8)
+    oe_store64((<u64*>slot) + 1, data)
+    oe_store64(<u64*>slot, e.key ^ data)
+
+
+cdef inline TTEntry* tt_probe(TTable* t, u64 key, TTEntry* out) noexcept nogil:
+    """Copy key's entry into out and return out; NULL when key is not in the table."""
     cdef TTEntry* b = tt_bucket(t, key)
     cdef int i
     for i in range(TT_BUCKET):
-        if b[i].key == key:
-            return b + i
+        out[0] = tt_read(b + i)
+        if out.key == key:
+            return out
     return NULL
 
 
 cdef inline void tt_store(TTable* t, u64 key, int depth, int lower, int upper, int move) noexcept nogil:
     cdef TTEntry* b = tt_bucket(t, key)
+    cdef TTEntry* slot = NULL
+    cdef TTEntry cur[TT_BUCKET]
     cdef TTEntry* e = NULL
+    cdef TTEntry n
     cdef int i, worth, least = 1 << 30
     for i in range(TT_BUCKET):
-        if b[i].key == key:
-            e = b + i
+        cur[i] = tt_read(b + i)
+        if cur[i].key == key:
+            e = cur + i
+            slot = b + i
             if e.depth > depth and e.age == t.age:
                 if move != TT_NO_MOVE and e.move == TT_NO_MOVE:
                     e.move = <unsigned char>move
+                    tt_write(slot, e)
                 return
             if e.depth == depth and e.age == t.age:
                 # same depth: the bounds of both searches hold; keep the tighter ones unless
@@ -181,15 +223,17 @@ cdef inline void tt_store(TTable* t, u64 key, int depth, int lower, int upper, i
             if move == TT_NO_MOVE:
                 move = e.move
             break
-        worth = b[i].depth - 4 * ((t.age - b[i].age) & 255)
-        if b[i].key == 0:
+        worth = cur[i].depth - 4 * ((t.age - cur[i].age) & 255)
+        if cur[i].key == 0:
             worth = -1000
         if worth < least:
             least = worth
-            e = b + i
-    e.key = key
-    e.lower = <short>lower
-    e.upper = <short>upper
-    e.move = <unsigned char>move
-    e.depth = <unsigned char>depth
-    e.age = t.age
+            slot = b + i
+    n.key = key
+    n.lower = <short>lower
+    n.upper = <short>upper
+    n.move = <unsigned char>move
+    n.depth = <unsigned char>depth
+    n.age = t.age
+    n.spare = 0
+    tt_write(slot, &n)

@@ -883,6 +883,9 @@ def build_parser() -> argparse.ArgumentParser:
     eng.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                      help="set an engine option (repeatable)")
     eng.add_argument("--hash", type=int_arg, metavar="MB", help="transposition table size")
+    eng.add_argument("--threads", type=int_arg, metavar="N",
+                     help="search threads of each engine (its Threads option); --jobs x --threads "
+                          "should not exceed the cores")
     return p
 
 
@@ -986,7 +989,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         err.write(f"othello-analyze: {text}\n")
         return 2
 
-    for name in ("depth", "nodes", "jobs", "multipv", "hash"):
+    for name in ("depth", "nodes", "jobs", "multipv", "hash", "threads"):
         value = getattr(args, name)
         if value is not None and value < 1:
             return fail(f"--{name} must be at least 1, not {value}")
@@ -1012,6 +1015,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         options[name.strip()] = value.strip()
     if args.hash is not None:
         options["Hash"] = args.hash
+    if args.threads is not None:
+        options["Threads"] = args.threads
     if args.cluster is not None:
         from othello_engine.cluster import ClusterError, check_available
         try:

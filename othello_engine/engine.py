@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import os
 import sys
 import threading
 import time
@@ -118,6 +119,33 @@ class SearchResult:
         return self.lines[0].pv if self.lines else ()
 
 
+MAX_THREADS = 256
+"""Most search threads an Engine takes."""
+_default_threads = 1
+
+
+def set_default_threads(threads: int) -> None:
+    """The thread count of every Engine made from now on without ``threads=`` (the engine
+    process's ``--threads N`` sets it for all its protocols)."""
+    global _default_threads
+    if isinstance(threads, bool) or not isinstance(threads, int) or not 1 <= threads <= MAX_THREADS:
+        raise ValueError(f"threads={threads!r}: expected a whole number in 1..{MAX_THREADS}")
+    _default_threads = threads
+
+
+def usable_cpus() -> int:
+    """The number of CPUs this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+def default_threads() -> int:
+    """The thread count an Engine gets when none is given (1 unless set_default_threads)."""
+    return _default_threads
+
+
 InfoCallback = Callable[[SearchInfo], None]
 DoneCallback = Callable[[SearchResult], None]
 
@@ -132,7 +160,8 @@ class Engine:
     """
 
     def __init__(self, hash_mb: int = 16, multipv: int = 1, move_overhead: float = 0.03,
-                 contempt: int = 0, evaluation_kind: str = "pattern") -> None:
+                 contempt: int = 0, evaluation_kind: str = "pattern",
+                 threads: Optional[int] = None) -> None:
         self._search = _core.Search(hash_mb)
         weights.ensure_loaded()
         #: "pattern" (the learned evaluation, 8x8, when its weights loaded) or "classic"
@@ -146,6 +175,7 @@ class Engine:
         self._thread: Optional[threading.Thread] = None
         self._result: Optional[SearchResult] = None
         self._lock = threading.Lock()
+        self.set_threads(default_threads() if threads is None else threads)
 
     # --- options --------------------------------------------------------------------------
     @property
@@ -156,6 +186,24 @@ class Engine:
         """Resize the transposition table (it is cleared)."""
         self.wait()
         self._search.resize(hash_mb)
+
+    @property
+    def threads(self) -> int:
+        """Search threads asked for (1..MAX_THREADS); they share the transposition table. At
+        most one per CPU the process may use runs (see set_threads)."""
+        return self._threads
+
+    def set_threads(self, threads: int) -> None:
+        """Search with this many threads from the next search on (waits for a running one).
+        More threads than the CPUs this process may use search with one per CPU: extra threads
+        only take turns on the same cores, and a thread waiting for its turn would hold up
+        stop and the time limits. ValueError outside 1..MAX_THREADS, MemoryError when their
+        state cannot be had (the previous count stays)."""
+        if isinstance(threads, bool) or not isinstance(threads, int) or not 1 <= threads <= MAX_THREADS:
+            raise ValueError(f"threads={threads!r}: expected a whole number in 1..{MAX_THREADS}")
+        self.wait()
+        self._search.set_threads(min(threads, usable_cpus()))
+        self._threads = threads
 
     def new_game(self) -> None:
         """Forget what earlier searches learned."""

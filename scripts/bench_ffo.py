@@ -56,6 +56,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--limit", type=float, default=0.0, metavar="SECONDS",
                     help="give up a position after this much time (reported as not solved, not as "
                          "wrong; default: no limit)")
+    ap.add_argument("--threads", default="1", metavar="N[,M...]",
+                    help="search threads; a list such as 1,2 solves every position with each "
+                         "count in turn and ends with the time ratios to the first (default 1)")
     ap.add_argument("--eval", dest="evaluation", choices=("pattern", "classic"), default="pattern",
                     help="evaluation of the solve's preparation and ordering (default pattern)")
     ap.add_argument("--weights", help="pattern weights file (default: the shipped one)")
@@ -80,14 +83,43 @@ def main(argv: list[str] | None = None) -> int:
           + f"; load {os.getloadavg()[0]:.1f}")
     suite = load_suite(args.dir)
     numbers = [n for text in args.positions for n in parse_range(text)]
-    search = _core.Search(args.hash)
+    counts = [int(t) for t in args.threads.split(",")]
+    if len(counts) == 1:
+        return solve_all(suite, numbers, args, counts[0])[0]
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from bench_search import parallel_capacity
+    print(f"control: {max(counts)} independent perft threads run x{parallel_capacity(max(counts)):.2f} "
+          f"as fast as one (the cores this process gets now)")
+    walls: dict[int, list[float]] = {t: [] for t in counts}
+    wrong = 0
+    for n in numbers:
+        for t in counts:
+            status, times = solve_all(suite, [n], args, t, header=n == numbers[0] and t == counts[0],
+                                      label=f"{t}t", summary=False)
+            wrong += status
+            walls[t] += times
+    base = counts[0]
+    for t in counts:
+        total = sum(walls[t])
+        print(f"threads {t}: {total:.2f} s wall" + (
+            "" if t == base else f", speed-up x{sum(walls[base]) / total:.2f} over {base} "
+            f"(per position: median x{sorted(a / b for a, b in zip(walls[base], walls[t]))[len(walls[t]) // 2]:.2f})"))
+    return 1 if wrong else 0
+
+
+def solve_all(suite: dict[int, str], numbers: list[int], args: argparse.Namespace, threads: int,
+              header: bool = True, label: str = "", summary: bool = True) -> tuple[int, list[float]]:
+    """Solve the positions on threads threads; (1 if any was wrong else 0, wall seconds each)."""
+    search = _core.Search(args.hash, threads)
+    walls: list[float] = []
     wrong = 0
     unfinished = 0
     total_nodes = 0
     total_time = 0.0
     total_cpu = 0.0
-    print(f"{'#':>3} {'emp':>3} {'move':>4} {'score':>5} {'expect':>6} {'nodes':>12} {'wall s':>8} "
-          f"{'cpu s':>8} {'Mnps':>6}")
+    if header:
+        print(f"{'#':>3} {'emp':>3} {'move':>4} {'score':>5} {'expect':>6} {'nodes':>12} {'wall s':>8} "
+              f"{'cpu s':>8} {'Mnps':>6}")
     for n in numbers:
         if n not in suite:
             print(f"{n:>3} missing from {args.dir}", file=sys.stderr)
@@ -101,9 +133,10 @@ def main(argv: list[str] | None = None) -> int:
         c0 = time.process_time()
         lines, _depth, nodes, exact = search.run(board.player, board.opponent, board.mask,
                                                  60, 0, 0.0, args.limit, 0, 1, None, solve=1,
-                                                 pattern=pattern)
+                                                 pattern=args.evaluation == "pattern")
         dt = time.perf_counter() - t0
         cpu = time.process_time() - c0
+        walls.append(dt)
         move, score, _pv = lines[0]
         discs = score // 100
         ok = exact and discs == expected and move in best_moves
@@ -116,14 +149,17 @@ def main(argv: list[str] | None = None) -> int:
         # nodes per second of CPU time: wall time on a shared machine counts other processes
         print(f"{n:>3} {board.empties:>3} {square_name(move):>4} {discs:>+5} {expected:>+6} "
               f"{nodes:>12} {dt:>8.2f} {cpu:>8.2f} {nodes / cpu / 1e6 if cpu else 0:>6.2f}"
+              + (f" {label}" if label else "")
               + ("" if ok else f"  not solved within {args.limit:g} s" if stopped else "  WRONG"),
               flush=True)
+    if not summary:
+        return (1 if wrong else 0), walls
     print(f"total: {len(numbers)} positions, {wrong} wrong, "
           + (f"{unfinished} not solved within the limit, " if args.limit > 0 else "")
           + f"{total_nodes} nodes, "
           f"{total_time:.2f} s wall, {total_cpu:.2f} s cpu, "
           f"{total_nodes / total_cpu / 1e6 if total_cpu else 0:.2f} Mnps (cpu)")
-    return 1 if wrong else 0
+    return (1 if wrong else 0), walls
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ import os
 import random
 import statistics
 import sys
+import threading
 import time
 
 from othello_engine import _core, weights
@@ -42,6 +43,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--depth", type=int, default=11, help="fixed depth to time (default 11)")
     ap.add_argument("--hash", type=int, default=64, help="table MiB (default 64)")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--threads", default="1", metavar="N[,M...]",
+                    help="search threads; a list such as 1,2 times the fixed depth with each count "
+                         "in turn and prints the speed-ups over the first (default 1)")
     ap.add_argument("--eval", dest="evaluation", choices=("pattern", "classic"), default="pattern",
                     help="evaluation searched with (default pattern: the shipped weights)")
     ap.add_argument("--weights", help="pattern weights file (default: the shipped one)")
@@ -59,7 +63,10 @@ def main(argv: list[str] | None = None) -> int:
             print(weights.load_error, file=sys.stderr)
             return 2
     boards = midgame_positions(args.positions, args.seed)
-    search = _core.Search(args.hash)
+    counts = [int(t) for t in args.threads.split(",")]
+    if len(counts) > 1:
+        return compare_threads(boards, args, counts, pattern)
+    search = _core.Search(args.hash, counts[0])
     depths, rates, fixed = [], [], []
     print(f"{'pos':>3} {'emp':>3} | {'depth@' + str(args.time) + 's':>9} {'nodes':>10} {'Mnps':>6} | "
           f"{'d' + str(args.depth) + ' time':>8} {'nodes':>10} {'Mnps':>6}")
@@ -83,6 +90,66 @@ def main(argv: list[str] | None = None) -> int:
     print(f"mean {statistics.mean(rates) / 1e6:.2f} Mnps, depth in {args.time}s: median "
           f"{statistics.median(depths)}, min {min(depths)}; depth {args.depth}: mean "
           f"{statistics.mean(fixed):.3f}s, max {max(fixed):.3f}s")
+    return 0
+
+
+def parallel_capacity(threads: int, seconds: float = 2.0) -> float:
+    """How many cores this process gets now: the throughput of `threads` independent perft counts
+    (no shared data) over that of one. On a shared machine it is below `threads`, and no search can
+    be faster with `threads` threads than this control."""
+    P, O = 0x0000000810000000, 0x0000001008000000
+
+    def rate(n: int) -> float:
+        done = [0] * n
+        stop = time.perf_counter() + seconds / 2
+
+        def work(k: int) -> None:
+            while time.perf_counter() < stop:
+                _core.perft(P, O, 9, bulk=True)
+                done[k] += 1
+        workers = [threading.Thread(target=work, args=(k,)) for k in range(n)]
+        t0 = time.perf_counter()
+        for w in workers:
+            w.start()
+        for w in workers:
+            w.join()
+        return sum(done) / (time.perf_counter() - t0)
+    return rate(threads) / rate(1)
+
+
+def compare_threads(boards: list[Board], args: argparse.Namespace, counts: list[int],
+                    pattern: bool) -> int:
+    """Time to args.depth of every position with each thread count; speed-ups over the first count
+    and nodes per second per thread."""
+    print(f"control: {max(counts)} independent perft threads run x{parallel_capacity(max(counts)):.2f} "
+          f"as fast as one (the cores this process gets now)")
+    searches = {t: _core.Search(args.hash, t) for t in counts}
+    times: dict[int, list[float]] = {t: [] for t in counts}
+    rates: dict[int, list[float]] = {t: [] for t in counts}
+    print(f"{'pos':>3} {'emp':>3} " + " ".join(f"{f'{t}t d{args.depth} s':>10} {'nodes':>10} {'Mnps/t':>6}"
+                                               for t in counts))
+    for i, b in enumerate(boards, 1):
+        row = f"{i:>3} {b.empties:>3} "
+        for t in counts:
+            search = searches[t]
+            search.clear()
+            t0 = time.perf_counter()
+            _, _, nodes, _ = search.run(b.player, b.opponent, b.mask, args.depth, solve_lead=0,
+                                        pattern=pattern)
+            dt = time.perf_counter() - t0
+            times[t].append(dt)
+            rates[t].append(nodes / dt / t)
+            row += f"{dt:>10.3f} {nodes:>10} {nodes / dt / t / 1e6:>6.2f} "
+        print(row, flush=True)
+    base = counts[0]
+    for t in counts:
+        total = sum(times[t])
+        ratios = sorted(a / b for a, b in zip(times[base], times[t]))
+        print(f"threads {t}: depth {args.depth} in {total:.2f} s total, "
+              f"{statistics.mean(rates[t]) / 1e6:.2f} Mnps per thread"
+              + ("" if t == base else f"; speed-up x{sum(times[base]) / total:.2f} over {base} "
+                 f"(per position: median x{statistics.median(ratios):.2f}), nodes/s per thread "
+                 f"{statistics.mean(rates[t]) / statistics.mean(rates[base]):.0%} of {base}"))
     return 0
 
 

@@ -441,7 +441,7 @@ def test_crash_in_search_still_gives_bestmove():
         raise RuntimeError("boom")
 
     engine._search = type("Broken", (), {"run": boom, "reset_stop": lambda self: None,
-                                         "stop": lambda self: None})()
+                                         "stop": lambda self: None, "threads": 1})()
     session = UciSession(lines.append, engine)
     try:
         session.handle("position startpos")

@@ -10,7 +10,7 @@ from typing import IO, Iterator, Optional
 MAX_LINE = 1 << 20
 """Longest input line kept (bytes); the rest of a longer line is read and dropped."""
 
-USAGE = """usage: othello-engine [--nboard | --gtp]
+USAGE = """usage: othello-engine [--nboard | --gtp] [--threads N]
        othello-engine perft|match|analyze|book|play ... (each with --help)
 
 Without arguments the engine reads commands on standard input and answers on standard output:
@@ -20,9 +20,11 @@ or from the start with --gtp). Type 'help' in the UCI-like protocol for its comm
 contract is protocol_spec.md.
 
 options:
-  --nboard    speak the NBoard protocol from the first line
-  --gtp       speak GTP (version 2) from the first line, as GTP GUIs such as Quarry expect
-  -h, --help  show this help and exit
+  --nboard        speak the NBoard protocol from the first line
+  --gtp           speak GTP (version 2) from the first line, as GTP GUIs such as Quarry expect
+  --threads N     search with N threads (1..256) in every protocol; the UCI-like
+                  protocol starts with Threads N and can change it with setoption
+  -h, --help      show this help and exit
 """
 
 FLAGS = ("--nboard", "--gtp")

@@ -8,13 +8,14 @@ import sys
 import threading
 import time
 import traceback
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Optional
 
 from othello_engine import __version__, _core, weights
 from othello_engine.board import (BLACK, PASS, Board, OthelloError, Square, parse_square,
                                   square_name)
-from othello_engine.engine import Engine, Limit, SearchInfo, SearchResult
+from othello_engine.engine import (MAX_THREADS, Engine, Limit, SearchInfo, SearchResult,
+                                   default_threads)
 
 ENGINE_NAME = f"othello_engine {__version__}"
 ENGINE_AUTHOR = "the othello_engine developers"
@@ -110,6 +111,14 @@ def _set_hash(session: "UciSession", mb: int) -> None:
                             f"keeping {kept} MiB") from None
 
 
+def _set_threads(session: "UciSession", n: int) -> None:
+    try:
+        session.engine.set_threads(n)
+    except MemoryError:
+        raise ProtocolError(f"setoption: {n} threads cannot be started; keeping "
+                            f"{session.engine.threads}") from None
+
+
 def _set_multipv(session: "UciSession", n: int) -> None:
     session.engine.multipv = n
 
@@ -148,6 +157,7 @@ def _set_book_seed(session: "UciSession", seed: int) -> None:
 
 OPTIONS: list[Option] = [
     Option("Hash", "spin", 16, 1, 4096, apply=_set_hash),
+    Option("Threads", "spin", 1, 1, MAX_THREADS, apply=_set_threads),
     Option("MultiPV", "spin", 1, 1, 64, apply=_set_multipv),
     Option("Move Overhead", "spin", 10, 0, 5000, apply=_set_overhead),
     Option("Clear Hash", "button", apply=_clear_hash),
@@ -332,6 +342,8 @@ class UciSession:
         self.settings: dict[str, Any] = {opt.name: opt.default for opt in OPTIONS}
         self.engine = engine or Engine(hash_mb=self.settings["Hash"], multipv=self.settings["MultiPV"],
                                        move_overhead=self.settings["Move Overhead"] / 1000)
+        # the engine process's --threads N is the start value (and the announced default)
+        self.settings["Threads"] = self.engine.threads
         self.board = Board()
         self.ugi = False
         self._book: Any = None
@@ -428,6 +440,8 @@ class UciSession:
         self.out(f"id name {ENGINE_NAME}")
         self.out(f"id author {ENGINE_AUTHOR}")
         for opt in OPTIONS:
+            if opt.name == "Threads":
+                opt = replace(opt, default=default_threads())
             self.out(opt.declaration())
         if weights.load_error and self.engine.evaluation_kind == "pattern":
             self.out(f"info string {weights.load_error}")
