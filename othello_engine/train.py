@@ -455,7 +455,7 @@ def fit_phase(idx, sc, y, canon, ridge: float, iterations: int):
 
 @dataclass(frozen=True)
 class FitSettings:
-    ridge: float = 3.0
+    ridge: float = 5.0
     iterations: int = 60
     blend: float = 0.5
     holdout: int = 20
