@@ -142,3 +142,15 @@ def ensure_loaded() -> bool:
         load_error = f"pattern evaluation unavailable ({exc}); using the classic evaluation"
         return False
     return True
+
+
+def use(path: Optional[str] = None) -> Optional[str]:
+    """Make the weights of path (None: the shipped ones) the pattern evaluation of this process;
+    returns None when it is available, else why not (for scripts)."""
+    if path is None:
+        return None if ensure_loaded() else load_error
+    try:
+        load(path)
+    except WeightsError as exc:
+        return str(exc)
+    return None

@@ -67,12 +67,10 @@ def main(argv: list[str] | None = None) -> int:
                          "_set_mid_tuning), e.g. sort_eval=14")
     args = ap.parse_args(argv)
     pattern = args.evaluation == "pattern"
-    if pattern:
-        if args.weights:
-            weights.load(args.weights)
-        elif not weights.ensure_loaded():
-            print(weights.load_error, file=sys.stderr)
-            return 2
+    why = weights.use(args.weights) if pattern else None
+    if why:
+        print(why, file=sys.stderr)
+        return 2
     for item in args.tune:
         name, _, value = item.partition("=")
         try:

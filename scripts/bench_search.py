@@ -56,12 +56,10 @@ def main(argv: list[str] | None = None) -> int:
         name, _, value = item.partition("=")
         _core._set_mid_tuning(name, int(value))
     pattern = args.evaluation == "pattern"
-    if pattern:
-        if args.weights:
-            weights.load(args.weights)
-        elif not weights.ensure_loaded():
-            print(weights.load_error, file=sys.stderr)
-            return 2
+    why = weights.use(args.weights) if pattern else None
+    if why:
+        print(why, file=sys.stderr)
+        return 2
     boards = midgame_positions(args.positions, args.seed)
     counts = [int(t) for t in args.threads.split(",")]
     if len(counts) > 1:
