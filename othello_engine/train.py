@@ -144,15 +144,16 @@ _ENGINE = None
 
 
 def _engine(evaluation: str, weights: Optional[str]):
-    """This process's engine (made once, reused for every work item)."""
+    """This process's engine (made once, reused for every work item), set to this item's
+    evaluation and weights (a step run after another in the same process gets its own)."""
     global _ENGINE
+    from othello_engine import weights as weights_mod
+    if weights and weights_mod.loaded_path != weights:
+        weights_mod.load(weights)
     if _ENGINE is None:
         from othello_engine.engine import Engine
-        if weights:
-            from othello_engine import weights as weights_mod
-            weights_mod.load(weights)
         _ENGINE = Engine(hash_mb=16)
-        _ENGINE.evaluation_kind = evaluation
+    _ENGINE.evaluation_kind = evaluation
     return _ENGINE
 
 
@@ -261,19 +262,18 @@ NO_SCORE = "      -"
 @dataclass(frozen=True)
 class LabelSettings:
     depth: int = 6
-    evaluation: str = "pattern"
-    weights: Optional[str] = None
+    weights: Optional[str] = None     # None: results only, no search scores
 
 
 def label_game(line: str, s: LabelSettings) -> str:
     """The position lines of one game record: every position before a move (passes included:
     the side to move is X), with the game's result for the side to move, and a depth-limited
-    search score before the solve point when a pattern evaluation is in use."""
+    search score of the weights s.weights before the solve point when they are given."""
     from othello_engine.engine import Limit
     moves, black_diff, solve = parse_game(line)
     search = None
-    if s.evaluation == "pattern" and s.weights is not None:
-        search = _engine(s.evaluation, s.weights)
+    if s.weights is not None:
+        search = _engine("pattern", s.weights)
         search.new_game()
     out = []
     for P, O, sign in list(game_positions(moves))[:-1]:
