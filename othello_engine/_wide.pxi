@@ -11,8 +11,9 @@
 # fused type `wide_t` (and the search once over `board_t`, which adds u64 for 8x8); the word count
 # is a compile-time constant in each specialization, so the compiler unrolls the word loops.
 #
-# Move generation is a Kogge-Stone fill per direction (runs double in length at each step, with
-# an early exit as soon as a step adds nothing: on big boards most runs are short); flips walk the
+# Move generation follows the frontier of the opponent runs one square per step per direction until
+# it dies out (in a game most runs are a disc or two long; a doubling Kogge-Stone fill paid for
+# shifts by 4s, 8s, ... spanning words whatever the runs, and was slower); flips walk the
 # eight rays from the square (a move flips a handful of discs, so walking beats a fill). As on
 # 8x8, the opponent discs of the first and last columns are left out of the horizontal and
 # diagonal fills, so that no run wraps from one row to the next.
@@ -24,6 +25,98 @@ cdef enum:
     WMAX_WORDS = 11
     WMAX_SQ = 676            # 26 * 26
     WMAX_MOVES = 680         # per-ply move buffer: no position has more legal moves than empties
+
+
+cdef extern from *:
+    """
+    /* Wide-board kernels on word arrays, in C so that the words stay in registers or L1 instead
+       of being copied as structs between Cython's by-value temporaries (which cost the first,
+       all-Cython version of the legal-move kernel over half its time on 26x26). Each takes the
+       word count nw, a constant in the two callers per width (oe_*2, oe_*11), which the forced
+       inlining turns into fully unrolled, vectorized loops. Shifts are by 1..63 bits. */
+    #define OE_WMAXW 11
+    #define OE_WIDE_INLINE static inline __attribute__((always_inline))
+    OE_WIDE_INLINE void oe_wshl(unsigned long long* r, const unsigned long long* x, int k, int nw) {
+        for (int i = nw - 1; i > 0; i--) r[i] = (x[i] << k) | (x[i - 1] >> (64 - k));
+        r[0] = x[0] << k;
+    }
+    OE_WIDE_INLINE void oe_wshr(unsigned long long* r, const unsigned long long* x, int k, int nw) {
+        for (int i = 0; i < nw - 1; i++) r[i] = (x[i] >> k) | (x[i + 1] << (64 - k));
+        r[nw - 1] = x[nw - 1] >> k;
+    }
+    /* Moves along one direction: the frontier of the runs of o (first the o discs next to P)
+       advances one square per step; an empty square just past it is a move. */
+    OE_WIDE_INLINE void oe_wdir(unsigned long long* m, const unsigned long long* P,
+                                const unsigned long long* o, const unsigned long long* empty,
+                                int k, int up, int nw) {
+        unsigned long long g[OE_WMAXW], t[OE_WMAXW], any = 0;
+        if (up) oe_wshl(g, P, k, nw); else oe_wshr(g, P, k, nw);
+        for (int i = 0; i < nw; i++) { g[i] &= o[i]; any |= g[i]; }
+        while (any) {
+            if (up) oe_wshl(t, g, k, nw); else oe_wshr(t, g, k, nw);
+            any = 0;
+            for (int i = 0; i < nw; i++) { m[i] |= t[i] & empty[i]; g[i] = t[i] & o[i]; any |= g[i]; }
+        }
+    }
+    OE_WIDE_INLINE void oe_wmoves(const unsigned long long* P, const unsigned long long* O,
+                                  const unsigned long long* inner, const unsigned long long* full,
+                                  int n, unsigned long long* m, int nw) {
+        unsigned long long empty[OE_WMAXW], oi[OE_WMAXW];
+        for (int i = 0; i < nw; i++) {
+            empty[i] = full[i] & ~(P[i] | O[i]);
+            oi[i] = O[i] & inner[i];
+            m[i] = 0;
+        }
+        oe_wdir(m, P, oi, empty, 1, 1, nw);
+        oe_wdir(m, P, oi, empty, 1, 0, nw);
+        oe_wdir(m, P, O, empty, n, 1, nw);
+        oe_wdir(m, P, O, empty, n, 0, nw);
+        oe_wdir(m, P, oi, empty, n + 1, 1, nw);
+        oe_wdir(m, P, oi, empty, n + 1, 0, nw);
+        oe_wdir(m, P, oi, empty, n - 1, 1, nw);
+        oe_wdir(m, P, oi, empty, n - 1, 0, nw);
+    }
+    /* The squares next to x in the eight directions, inside the board. */
+    OE_WIDE_INLINE void oe_wneighbours(const unsigned long long* x, const unsigned long long* not_first,
+                                       const unsigned long long* not_last,
+                                       const unsigned long long* full, int n,
+                                       unsigned long long* out, int nw) {
+        unsigned long long l[OE_WMAXW], r[OE_WMAXW], t[OE_WMAXW], acc[OE_WMAXW];
+        for (int i = 0; i < nw; i++) { l[i] = x[i] & not_first[i]; r[i] = x[i] & not_last[i]; }
+        oe_wshl(acc, x, n, nw);
+        oe_wshr(t, x, n, nw);   for (int i = 0; i < nw; i++) acc[i] |= t[i];
+        oe_wshl(t, r, 1, nw);   for (int i = 0; i < nw; i++) acc[i] |= t[i];
+        oe_wshr(t, l, 1, nw);   for (int i = 0; i < nw; i++) acc[i] |= t[i];
+        oe_wshl(t, r, n + 1, nw); for (int i = 0; i < nw; i++) acc[i] |= t[i];
+        oe_wshr(t, l, n + 1, nw); for (int i = 0; i < nw; i++) acc[i] |= t[i];
+        oe_wshl(t, l, n - 1, nw); for (int i = 0; i < nw; i++) acc[i] |= t[i];
+        oe_wshr(t, r, n - 1, nw); for (int i = 0; i < nw; i++) out[i] = (acc[i] | t[i]) & full[i];
+    }
+    static void oe_wmoves2(const unsigned long long* P, const unsigned long long* O,
+                           const unsigned long long* inner, const unsigned long long* full, int n,
+                           unsigned long long* m) { oe_wmoves(P, O, inner, full, n, m, 2); }
+    static void oe_wmoves11(const unsigned long long* P, const unsigned long long* O,
+                            const unsigned long long* inner, const unsigned long long* full, int n,
+                            unsigned long long* m) { oe_wmoves(P, O, inner, full, n, m, 11); }
+    static inline void oe_wneighbours2(const unsigned long long* x, const unsigned long long* nf,
+                                       const unsigned long long* nl, const unsigned long long* full,
+                                       int n, unsigned long long* out) {
+        oe_wneighbours(x, nf, nl, full, n, out, 2);
+    }
+    static void oe_wneighbours11(const unsigned long long* x, const unsigned long long* nf,
+                                 const unsigned long long* nl, const unsigned long long* full,
+                                 int n, unsigned long long* out) {
+        oe_wneighbours(x, nf, nl, full, n, out, 11);
+    }
+    """
+    void oe_wmoves2(const u64* P, const u64* O, const u64* inner, const u64* full, int n,
+                    u64* m) noexcept nogil
+    void oe_wmoves11(const u64* P, const u64* O, const u64* inner, const u64* full, int n,
+                     u64* m) noexcept nogil
+    void oe_wneighbours2(const u64* x, const u64* nf, const u64* nl, const u64* full, int n,
+                         u64* out) noexcept nogil
+    void oe_wneighbours11(const u64* x, const u64* nf, const u64* nl, const u64* full, int n,
+                          u64* out) noexcept nogil
 
 
 cdef struct w2:
@@ -186,38 +279,26 @@ cdef inline int w_pop_lsb(wide_t* a) noexcept nogil:
 
 
 cdef inline wide_t w_shl(wide_t x, int k) noexcept nogil:
-    """x shifted towards the higher squares by k bits (0 < k)."""
+    """x shifted towards the higher squares by k bits, 0 < k < 64 (every shift of a board up to
+    26 x 26 along a direction is at most 27 bits: no word is skipped, and the loop is branch-free,
+    which lets the compiler vectorize it)."""
     cdef wide_t r
-    cdef int i, j, q = k >> 6, b = k & 63
+    cdef int i
     cdef int nw = <int>(sizeof(x.w) // 8)
-    for i in range(nw - 1, -1, -1):
-        j = i - q
-        if j < 0:
-            r.w[i] = 0
-        elif b == 0:
-            r.w[i] = x.w[j]
-        elif j == 0:
-            r.w[i] = x.w[0] << b
-        else:
-            r.w[i] = (x.w[j] << b) | (x.w[j - 1] >> (64 - b))
+    r.w[0] = x.w[0] << k
+    for i in range(1, nw):
+        r.w[i] = (x.w[i] << k) | (x.w[i - 1] >> (64 - k))
     return r
 
 
 cdef inline wide_t w_shr(wide_t x, int k) noexcept nogil:
-    """x shifted towards the lower squares by k bits (0 < k)."""
+    """x shifted towards the lower squares by k bits, 0 < k < 64."""
     cdef wide_t r
-    cdef int i, j, q = k >> 6, b = k & 63
+    cdef int i
     cdef int nw = <int>(sizeof(x.w) // 8)
-    for i in range(nw):
-        j = i + q
-        if j >= nw:
-            r.w[i] = 0
-        elif b == 0:
-            r.w[i] = x.w[j]
-        elif j == nw - 1:
-            r.w[i] = x.w[j] >> b
-        else:
-            r.w[i] = (x.w[j] >> b) | (x.w[j + 1] << (64 - b))
+    for i in range(nw - 1):
+        r.w[i] = (x.w[i] >> k) | (x.w[i + 1] << (64 - k))
+    r.w[nw - 1] = x.w[nw - 1] >> k
     return r
 
 
@@ -230,54 +311,24 @@ cdef inline wide_t w_shift(wide_t x, int s) noexcept nogil:
 
 cdef inline wide_t w_neighbours(wide_t x, const WGeo* g) noexcept nogil:
     """Squares next to a square of x in any of the eight directions (may include occupied ones)."""
-    cdef int n = g.n
-    cdef wide_t l = w_and(x, w_load(x, g.not_first)), r = w_and(x, w_load(x, g.not_last))
-    cdef wide_t out = w_or(w_shl(x, n), w_shr(x, n))
-    out = w_or(out, w_or(w_shl(r, 1), w_shr(l, 1)))
-    out = w_or(out, w_or(w_shl(r, n + 1), w_shr(l, n + 1)))
-    out = w_or(out, w_or(w_shl(l, n - 1), w_shr(r, n - 1)))
-    return w_and(out, w_load(x, g.full))
+    cdef wide_t out
+    if wide_t is w2:
+        oe_wneighbours2(x.w, g.not_first, g.not_last, g.full, g.n, out.w)
+    else:
+        oe_wneighbours11(x.w, g.not_first, g.not_last, g.full, g.n, out.w)
+    return out
 
 
 # --- the rules ---------------------------------------------------------------------------------
 
-cdef inline wide_t w_dir_moves(wide_t P, wide_t O, int s, int maxrun) noexcept nogil:
-    """Squares reached from P through a run of O along direction s (empty or not): Kogge-Stone
-    fill, doubling the run length at each step; stops once a step adds nothing or the runs
-    would exceed maxrun (the longest run the board allows)."""
-    cdef wide_t g, pro, add
-    cdef int length = 1, step = s
-    g = w_and(O, w_shift(P, s))
-    if not w_any(g):
-        return g
-    pro = w_and(O, w_shift(O, s))
-    while length < maxrun:
-        add = w_andnot(w_and(pro, w_shift(g, step)), g)
-        if not w_any(add):
-            break
-        g = w_or(g, add)
-        length *= 2
-        if length >= maxrun:
-            break
-        pro = w_and(pro, w_shift(pro, step))
-        step *= 2
-    return w_shift(g, s)
-
-
 cdef inline wide_t w_moves(wide_t P, wide_t O, const WGeo* g) noexcept nogil:
-    """Legal moves of P against O on the wide board g."""
-    cdef wide_t oi = w_and(O, w_load(O, g.inner))
+    """Legal moves of P against O on the wide board g (the C kernel oe_wmoves)."""
     cdef wide_t m
-    cdef int n = g.n, run = g.n - 2
-    m = w_dir_moves(P, oi, 1, run)
-    m = w_or(m, w_dir_moves(P, oi, -1, run))
-    m = w_or(m, w_dir_moves(P, O, n, run))
-    m = w_or(m, w_dir_moves(P, O, -n, run))
-    m = w_or(m, w_dir_moves(P, oi, n + 1, run))
-    m = w_or(m, w_dir_moves(P, oi, -n - 1, run))
-    m = w_or(m, w_dir_moves(P, oi, n - 1, run))
-    m = w_or(m, w_dir_moves(P, oi, -n + 1, run))
-    return w_and(m, w_andnot(w_load(O, g.full), w_or(P, O)))
+    if wide_t is w2:
+        oe_wmoves2(P.w, O.w, g.inner, g.full, g.n, m.w)
+    else:
+        oe_wmoves11(P.w, O.w, g.inner, g.full, g.n, m.w)
+    return m
 
 
 cdef inline wide_t w_flips(wide_t P, wide_t O, int sq, const WGeo* g) noexcept nogil:

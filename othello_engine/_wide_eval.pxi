@@ -263,3 +263,51 @@ def evaluation_terms_n(P, O, int size, bint pattern=False):
 def evaluate_position_n(P, O, int size):
     """Static evaluation of P on a size x size board, centi-discs (see evaluation_terms_n)."""
     return evaluation_terms_n(P, O, size)["total"]
+
+
+cdef double w_kernel_seconds(wide_t P, wide_t O, const WGeo* g, WEval* c, int which,
+                             int reps) noexcept nogil:
+    """Time of reps calls of one kernel (0 moves, 1 flips of every move, 2 evaluation)."""
+    cdef double t0 = now_seconds()
+    cdef wide_t acc = w_zero(P), m, mm
+    cdef int i, sq, x = 0
+    m = w_moves(P, O, g)
+    mm = w_moves(O, P, g)
+    for i in range(reps):
+        if which == 0:
+            acc = w_xor(acc, w_moves(P, O, g))
+            P.w[0] ^= acc.w[0] & 1          # a dependence, so the calls are not merged
+        elif which == 1:
+            m = w_moves(P, O, g)
+            while w_any(m):
+                sq = w_pop_lsb(&m)
+                acc = w_xor(acc, w_flips(P, O, sq, g))
+        else:
+            x += w_evaluate_terms(c, g, P, O, m, mm, NULL)
+            P.w[0] ^= x & 1
+    if acc.w[0] == 12345 and x == 12345:
+        return -1
+    return now_seconds() - t0
+
+
+def _kernel_seconds(P, O, int size, int which, int reps):
+    """Benchmarks: seconds for reps calls of a wide kernel (0 legal moves, 1 legal moves plus the
+    flips of each, 2 the classic evaluation) on the position (P, O) of a size x size board."""
+    cdef w2 p2, o2
+    cdef w11 p11, o11
+    cdef double t
+    check_size(size)
+    if size <= 8:
+        raise ValueError("wide boards only")
+    c = weval_for(size)
+    if size <= 11:
+        words_from_int(P, p2.w, 2)
+        words_from_int(O, o2.w, 2)
+        with nogil:
+            t = w_kernel_seconds(p2, o2, &WGEO[size], c, which, reps)
+    else:
+        words_from_int(P, p11.w, 11)
+        words_from_int(O, o11.w, 11)
+        with nogil:
+            t = w_kernel_seconds(p11, o11, &WGEO[size], c, which, reps)
+    return t
