@@ -92,6 +92,37 @@ cdef extern from *:
         oe_wshl(t, l, n - 1, nw); for (int i = 0; i < nw; i++) acc[i] |= t[i];
         oe_wshr(t, r, n - 1, nw); for (int i = 0; i < nw; i++) out[i] = (acc[i] | t[i]) & full[i];
     }
+    /* A sound subset of P's stable discs: on each axis a neighbour is the edge or a stable disc,
+       grown from nothing for at most `rounds` rounds (see _wide_eval.pxi). */
+    OE_WIDE_INLINE void oe_wstable(const unsigned long long* P, const unsigned long long* nf,
+                                   const unsigned long long* nl, const unsigned long long* ecol,
+                                   const unsigned long long* erow, int n, int rounds,
+                                   unsigned long long* s, int nw) {
+        unsigned long long l[OE_WMAXW], r[OE_WMAXW], t[OE_WMAXW], a[OE_WMAXW], ns[OE_WMAXW];
+        for (int i = 0; i < nw; i++) s[i] = 0;
+        for (int k = 0; k < rounds; k++) {
+            unsigned long long diff = 0;
+            for (int i = 0; i < nw; i++) { l[i] = s[i] & nf[i]; r[i] = s[i] & nl[i]; }
+            oe_wshl(t, r, 1, nw);     for (int i = 0; i < nw; i++) a[i] = t[i] | ecol[i];
+            oe_wshr(t, l, 1, nw);     for (int i = 0; i < nw; i++) ns[i] = P[i] & (a[i] | t[i]);
+            oe_wshl(t, s, n, nw);     for (int i = 0; i < nw; i++) a[i] = t[i] | erow[i];
+            oe_wshr(t, s, n, nw);     for (int i = 0; i < nw; i++) ns[i] &= a[i] | t[i];
+            oe_wshl(t, r, n + 1, nw); for (int i = 0; i < nw; i++) a[i] = t[i] | ecol[i] | erow[i];
+            oe_wshr(t, l, n + 1, nw); for (int i = 0; i < nw; i++) ns[i] &= a[i] | t[i];
+            oe_wshl(t, l, n - 1, nw); for (int i = 0; i < nw; i++) a[i] = t[i] | ecol[i] | erow[i];
+            oe_wshr(t, r, n - 1, nw); for (int i = 0; i < nw; i++) ns[i] &= a[i] | t[i];
+            for (int i = 0; i < nw; i++) { diff |= ns[i] ^ s[i]; s[i] = ns[i]; }
+            if (!diff) break;
+        }
+    }
+    static void oe_wstable2(const unsigned long long* P, const unsigned long long* nf,
+                            const unsigned long long* nl, const unsigned long long* ecol,
+                            const unsigned long long* erow, int n, int rounds,
+                            unsigned long long* s) { oe_wstable(P, nf, nl, ecol, erow, n, rounds, s, 2); }
+    static void oe_wstable11(const unsigned long long* P, const unsigned long long* nf,
+                             const unsigned long long* nl, const unsigned long long* ecol,
+                             const unsigned long long* erow, int n, int rounds,
+                             unsigned long long* s) { oe_wstable(P, nf, nl, ecol, erow, n, rounds, s, 11); }
     static void oe_wmoves2(const unsigned long long* P, const unsigned long long* O,
                            const unsigned long long* inner, const unsigned long long* full, int n,
                            unsigned long long* m) { oe_wmoves(P, O, inner, full, n, m, 2); }
@@ -113,6 +144,10 @@ cdef extern from *:
                     u64* m) noexcept nogil
     void oe_wmoves11(const u64* P, const u64* O, const u64* inner, const u64* full, int n,
                      u64* m) noexcept nogil
+    void oe_wstable2(const u64* P, const u64* nf, const u64* nl, const u64* ecol, const u64* erow,
+                     int n, int rounds, u64* s) noexcept nogil
+    void oe_wstable11(const u64* P, const u64* nf, const u64* nl, const u64* ecol, const u64* erow,
+                      int n, int rounds, u64* s) noexcept nogil
     void oe_wneighbours2(const u64* x, const u64* nf, const u64* nl, const u64* full, int n,
                          u64* out) noexcept nogil
     void oe_wneighbours11(const u64* x, const u64* nf, const u64* nl, const u64* full, int n,
@@ -256,6 +291,22 @@ cdef inline int w_popcount(wide_t a) noexcept nogil:
     for i in range(<int>(sizeof(a.w) // 8)):
         n += oe_popcount(a.w[i])
     return n
+
+
+cdef inline int w_count_in(wide_t* a, const u64* mask) noexcept nogil:
+    """Number of squares of a inside mask (a WGeo or WEval mask: no copy of it is made)."""
+    cdef int i, n = 0
+    for i in range(<int>(sizeof(a.w) // 8)):
+        n += oe_popcount(a.w[i] & mask[i])
+    return n
+
+
+cdef inline bint w_any_in(wide_t* a, const u64* mask) noexcept nogil:
+    cdef u64 x = 0
+    cdef int i
+    for i in range(<int>(sizeof(a.w) // 8)):
+        x |= a.w[i] & mask[i]
+    return x != 0
 
 
 cdef inline bint w_test(wide_t* a, int sq) noexcept nogil:
