@@ -325,6 +325,7 @@ cdef struct WGeo:
     int dirs[8]              # bit offsets of the eight directions
     int dr[8]
     int dc[8]
+    unsigned char reach[WMAX_SQ][8]   # squares from each square to the edge in each direction
     u64 full[WMAX_WORDS]     # the board's squares
     u64 inner[WMAX_WORDS]    # columns 1 .. n-2 (horizontal and diagonal runs never wrap in them)
     u64 not_first[WMAX_WORDS]  # every column but the first
@@ -337,7 +338,7 @@ cdef WGeo WGEO[27]
 
 
 cdef void wgeo_init(WGeo* g, int n) noexcept:
-    cdef int r, c, sq, k
+    cdef int r, c, sq, k, t
     cdef int DR[8]
     cdef int DC[8]
     DR[:] = [0, 1, 1, 1, 0, -1, -1, -1]
@@ -349,6 +350,13 @@ cdef void wgeo_init(WGeo* g, int n) noexcept:
         g.dr[k] = DR[k]
         g.dc[k] = DC[k]
         g.dirs[k] = DR[k] * n + DC[k]
+    for r in range(n):
+        for c in range(n):
+            for k in range(8):
+                t = 0
+                while 0 <= r + (t + 1) * DR[k] < n and 0 <= c + (t + 1) * DC[k] < n:
+                    t += 1
+                g.reach[r * n + c][k] = t
     for k in range(WMAX_WORDS):
         g.full[k] = 0
         g.inner[k] = 0
@@ -536,24 +544,20 @@ cdef inline wide_t w_moves(wide_t P, wide_t O, const WGeo* g) noexcept nogil:
 
 
 cdef inline wide_t w_flips(wide_t P, wide_t O, int sq, const WGeo* g) noexcept nogil:
-    """Discs of O flipped when P plays at sq (an empty square): walks the eight rays."""
+    """Discs of O flipped when P plays at sq (an empty square): walks the eight rays, each at
+    most as far as the edge (g.reach)."""
     cdef wide_t f = w_zero(P)
-    cdef int n = g.n, r = sq // n, c = sq - (sq // n) * n
-    cdef int d, rr, cc, i, j, cnt, dr, dc, step
+    cdef const unsigned char* reach = g.reach[sq]
+    cdef int d, i, j, cnt, step, left
     for d in range(8):
-        dr = g.dr[d]
-        dc = g.dc[d]
         step = g.dirs[d]
-        rr = r + dr
-        cc = c + dc
+        left = reach[d]
         i = sq + step
         cnt = 0
-        while 0 <= rr < n and 0 <= cc < n and w_test(&O, i):
-            rr += dr
-            cc += dc
+        while cnt < left and w_test(&O, i):
             i += step
             cnt += 1
-        if cnt and 0 <= rr < n and 0 <= cc < n and w_test(&P, i):
+        if cnt and cnt < left and w_test(&P, i):
             j = sq + step
             while cnt:
                 w_set(&f, j)
