@@ -313,10 +313,7 @@ cdef int eg_search(SearchState* st, board_t P, board_t O, int alpha, int beta, i
             return final_discs_with_empties_n(b_popcount(P), b_popcount(O), n)
         v = -eg_search(st, O, P, -beta, -alpha, ply + 1, pv)
         if pv and not st.aborted:
-            st.pv[ply][ply] = st.pass_move
-            for j in range(ply + 1, st.pv_len[ply + 1]):
-                st.pv[ply][j] = st.pv[ply + 1][j]
-            st.pv_len[ply] = max(st.pv_len[ply + 1], ply + 1)
+            pv_update(st, P, ply, st.pass_move)
         return v
     # stability cut-off: P can not end above squares - 2 * (O's stable discs)
     if not pv and alpha >= st.squares * EG_STAB_ALPHA // 64 and n >= EG_STAB_MIN:
@@ -386,7 +383,7 @@ cdef int eg_search(SearchState* st, board_t P, board_t O, int alpha, int beta, i
         if v > alpha:
             alpha = v
             if pv:
-                pv_update(st, ply, sq)
+                pv_update(st, P, ply, sq)
             if v >= beta:
                 moves = b_and(moves, b_xor(moves, moves))
     if board_t is u64:
@@ -481,7 +478,7 @@ cdef int eg_search(SearchState* st, board_t P, board_t O, int alpha, int beta, i
             if v > alpha:
                 alpha = v
                 if pv:
-                    pv_update(st, ply, sq)
+                    pv_update(st, P, ply, sq)
                 if v >= beta:
                     break
     if n >= EG_TT_MIN:

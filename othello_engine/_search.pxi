@@ -110,6 +110,7 @@ cdef struct WideCtx:
     int vals[MAX_PLY * WMAX_MOVES]
     int root_vals[WMAX_MOVES]
     RootMove root[WMAX_MOVES]
+    unsigned short pv[MAX_PLY][MAX_PLY]
 
 
 cdef struct SearchState:
@@ -144,7 +145,7 @@ cdef struct SearchState:
     u64 quad_of[64]       # the empty-square parity quadrant each square lies in (0 outside)
     u64 xs_all            # the X-squares of all four corners
     int pv_len[MAX_PLY]
-    unsigned short pv[MAX_PLY][MAX_PLY]
+    unsigned char pv[MAX_PLY][MAX_PLY]   # 8x8 lines (wide boards: wide.pv, whose squares need 16 bits)
     RootMove* root        # root_store on 8x8, wide.root on wide boards
     RootMove root_store[64]
 
@@ -380,11 +381,27 @@ cdef inline int terminal_score(SearchState* st, board_t P, board_t O, int ply) n
 include "_endgame.pxi"
 
 
-cdef inline void pv_update(SearchState* st, int ply, int sq) noexcept nogil:
+cdef inline void pv_set(SearchState* st, board_t like, int ply, int j, int sq) noexcept nogil:
+    """Square j of the line of ply: st.pv on 8x8 (bytes, as compact as before the wide boards),
+    st.wide.pv on wide boards."""
+    if board_t is u64:
+        st.pv[ply][j] = sq
+    else:
+        st.wide.pv[ply][j] = sq
+
+
+cdef inline int pv_get(SearchState* st, board_t like, int ply, int j) noexcept nogil:
+    if board_t is u64:
+        return st.pv[ply][j]
+    else:
+        return st.wide.pv[ply][j]
+
+
+cdef inline void pv_update(SearchState* st, board_t like, int ply, int sq) noexcept nogil:
     cdef int j
-    st.pv[ply][ply] = sq
+    pv_set(st, like, ply, ply, sq)
     for j in range(ply + 1, st.pv_len[ply + 1]):
-        st.pv[ply][j] = st.pv[ply + 1][j]
+        pv_set(st, like, ply, j, pv_get(st, like, ply + 1, j))
     st.pv_len[ply] = st.pv_len[ply + 1] if st.pv_len[ply + 1] > ply + 1 else ply + 1
 
 
@@ -392,6 +409,7 @@ cdef int mid_leaf_parent(SearchState* st, board_t P, board_t O, board_t moves, i
                          int ply, bint pv) noexcept nogil:
     """Depth-1 node: every child is evaluated statically (or scored exactly if the game ends)."""
     cdef int sq, v, best = -SCORE_INF
+    cdef bint over
     cdef board_t f, cP, cO, mc, mo
     if ply + 1 > st.seldepth:
         st.seldepth = ply + 1
@@ -405,7 +423,11 @@ cdef int mid_leaf_parent(SearchState* st, board_t P, board_t O, board_t moves, i
         cO = b_mover(P, f, sq)
         mc = b_moves(st, cP, cO)
         mo = b_moves(st, cO, cP)
-        if not b_any(mc) and not b_any(mo):
+        if board_t is u64:
+            over = (mc | mo) == 0
+        else:
+            over = not b_any(mc) and not b_any(mo)
+        if over:
             v = -terminal_score(st, cP, cO, ply + 1)
         else:
             v = -b_evaluate(st, cP, cO, mc, mo)
@@ -414,7 +436,7 @@ cdef int mid_leaf_parent(SearchState* st, board_t P, board_t O, board_t moves, i
             if v > alpha:
                 alpha = v
                 if pv:
-                    st.pv[ply][ply] = sq
+                    pv_set(st, P, ply, ply, sq)
                     st.pv_len[ply] = ply + 1
                 if v >= beta:
                     break
@@ -456,7 +478,7 @@ cdef int mid_search(SearchState* st, board_t P, board_t O, int depth, int alpha,
             return terminal_score(st, P, O, ply)
         v = -mid_search(st, O, P, depth, -beta, -alpha, ply + 1, pv)
         if pv and not st.aborted:
-            pv_update(st, ply, st.pass_move)
+            pv_update(st, P, ply, st.pass_move)
         return v
     if depth == 1:
         return mid_leaf_parent(st, P, O, moves, alpha, beta, ply, pv)
@@ -583,7 +605,7 @@ cdef int mid_search(SearchState* st, board_t P, board_t O, int depth, int alpha,
             if v > alpha:
                 alpha = v
                 if pv:
-                    pv_update(st, ply, sq)
+                    pv_update(st, P, ply, sq)
                 if v >= beta:
                     break
     if best >= beta:
@@ -651,7 +673,7 @@ cdef void root_iteration(SearchState* st, board_t P, board_t O, int depth, int a
             rm.flag = FLAG_LOWER if v >= beta else FLAG_EXACT
             if searched_pv:
                 for j in range(1, st.pv_len[1]):
-                    rm.pv[j] = st.pv[1][j]
+                    rm.pv[j] = pv_get(st, P, 1, j)
                 rm.pv_len = st.pv_len[1] if st.pv_len[1] > 1 else 1
             if rm.flag == FLAG_EXACT:
                 j = found if found < K else K - 1
