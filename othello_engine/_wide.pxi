@@ -4,12 +4,14 @@
 # side-relative as on 8x8; square row * size + col is bit (sq & 63) of word sq >> 6 (dense, the
 # numbering of the Python API, so a board crosses the boundary as the bytes of a Python int).
 #
-# Two widths, chosen by measurement (scripts/bench_core.py --size N): w2 (128 bits, sizes 9..11,
-# up to 121 squares) and w11 (704 bits, sizes 12..26, up to 676 squares). One width of 11 words
-# for every size made 10x10 perft about four times slower than two words do, while a third width
-# between them gained too little to pay for its compile time. Every kernel is written once over the
-# fused type `wide_t` (and the search once over `board_t`, which adds u64 for 8x8); the word count
-# is a compile-time constant in each specialization, so the compiler unrolls the word loops.
+# Two widths: w2 (128 bits, sizes 9..11, up to 121 squares) and w11 (704 bits, sizes 12..26, up to
+# 676 squares). Measured with scripts/bench_core.py --size 10 (perft(9) from the 10x10 start, CPU
+# time): the 11-word kernels on 10x10 count 21.6 M leaves/s against 25.8 M for the 2-word ones (bulk
+# counting: 56.7 M against 54.6 M); the first, all-Cython 11-word kernels made 12x12 perft five
+# times slower than 10x10 on the 2-word ones, which is why the small boards got their own width (a
+# third width for 12..16 was not tried). Every kernel is written once over the fused type `wide_t` (and the
+# search once over `board_t`, which adds u64 for 8x8); the word count is a compile-time constant
+# in each specialization.
 #
 # Move generation follows the frontier of the opponent runs one square per step per direction until
 # it dies out (in a game most runs are a disc or two long; a doubling Kogge-Stone fill paid for
