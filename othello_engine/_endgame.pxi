@@ -385,7 +385,7 @@ cdef int eg_search(SearchState* st, board_t P, board_t O, int alpha, int beta, i
             if pv:
                 pv_update(st, P, ply, sq)
             if v >= beta:
-                moves = b_and(moves, b_xor(moves, moves))
+                moves = b_zero(moves)
     if board_t is u64:
         sqs = sqs_stack
         vals = vals_stack

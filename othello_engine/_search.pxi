@@ -259,6 +259,14 @@ cdef inline int b_popcount(board_t x) noexcept nogil:
         return w_popcount(x)
 
 
+cdef inline board_t b_zero(board_t like) noexcept nogil:
+    """The empty board of like's width."""
+    if board_t is u64:
+        return 0
+    else:
+        return w_zero(like)
+
+
 cdef inline board_t b_xor(board_t a, board_t b) noexcept nogil:
     if board_t is u64:
         return a ^ b
