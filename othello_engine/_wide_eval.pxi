@@ -310,3 +310,28 @@ def _kernel_seconds(P, O, int size, int which, int reps):
         with nogil:
             t = w_kernel_seconds(p11, o11, &WGEO[size], c, which, reps)
     return t
+
+
+def _stable_discs_n(P, O, int size):
+    """Tests: the discs of P the wide evaluation counts as stable (an int of the board's bits;
+    sizes 9..26)."""
+    cdef w2 p2, o2
+    cdef w11 p11, o11
+    check_size(size)
+    if size <= 8:
+        raise ValueError("wide boards only")
+    check_board(P, size, "P")
+    check_board(O, size, "O")
+    if size <= 11:
+        words_from_int(P, p2.w, 2)
+        words_from_int(O, o2.w, 2)
+        if w_count_stable(weval_for(size), &WGEO[size], p2, o2) == 0:
+            return 0
+        p2 = w_stable(p2, &WGEO[size])
+        return int_from_words(p2.w, 2)
+    words_from_int(P, p11.w, 11)
+    words_from_int(O, o11.w, 11)
+    if w_count_stable(weval_for(size), &WGEO[size], p11, o11) == 0:
+        return 0
+    p11 = w_stable(p11, &WGEO[size])
+    return int_from_words(p11.w, 11)

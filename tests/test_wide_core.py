@@ -349,3 +349,25 @@ def test_a_solve_of_a_big_board_is_refused_safely() -> None:
     assert lines and not exact and nodes <= 3000 + 64
     lines, depth, nodes, exact = _core.Search(8).run_n(P, O, 26, max_depth=200, max_nodes=3000)
     assert lines and not exact
+
+
+@pytest.mark.parametrize("size", [10, 13])
+def test_stable_discs_are_never_flipped(size: int) -> None:
+    """The discs the wide evaluation counts as stable keep their colour in every random
+    continuation played by the reference rules."""
+    rng = random.Random(size)
+    checked = 0
+    for _ in range(6):
+        game = ref.random_game(size, rng)
+        for grid, color, _move in game[len(game) * 2 // 3::5]:
+            P, O = sides(grid, color)
+            for mover, (mine, theirs) in ((color, (P, O)), (ref.other(color), (O, P))):
+                stable = _core._stable_discs_n(mine, theirs, size)
+                if not stable:
+                    continue
+                squares = [divmod(i, size) for i in range(size * size) if (stable >> i) & 1]
+                for _ in range(2):
+                    for later, _c, _m in ref.random_game(size, rng, ref.copy_grid(grid), color):
+                        assert all(later[r][c] == mover for r, c in squares)
+                checked += len(squares)
+    assert checked > 0
