@@ -65,9 +65,10 @@ def color_name(color: Color) -> str:
     return "black" if color == BLACK else "white"
 
 
-def vertex_text(move: Square) -> str:
-    """A move as the engine answers it: ``E6`` (GTP writes vertices in capitals), or ``pass``."""
-    return "pass" if move == PASS else square_name(move).upper()
+def vertex_text(move: Square, size: int = 8) -> str:
+    """A move as the engine answers it: ``E6`` (GTP writes vertices in capitals; ``J10`` on a
+    bigger board), or ``pass``."""
+    return "pass" if move == PASS else square_name(move, size).upper()
 
 
 def _clip(text: str, n: int = 30) -> str:
@@ -317,7 +318,7 @@ class GtpSession:
             self.board = board
             self.history.append(pushes + 1)
             self._charge(color, time.monotonic() - started)
-        return vertex_text(move)
+        return vertex_text(move, board.size)
 
     def cmd_undo(self, args: list[str]) -> str:
         if not self.history:
