@@ -307,7 +307,7 @@ class Board:
     @property
     def empties(self) -> int:
         """Number of empty squares."""
-        return self.size * self.size - _core.popcount(self.black | self.white)
+        return self.size * self.size - (self.black | self.white).bit_count()
 
     def legal_moves_mask(self) -> Bitboard:
         """Legal moves of the side to move as a bitboard."""
@@ -341,7 +341,7 @@ class Board:
         """Number of discs of color."""
         if isinstance(color, bool) or color not in (BLACK, WHITE):
             raise OthelloError(f"bad colour {color!r}: expected BLACK (0) or WHITE (1)")
-        return _core.popcount(self.black if color == BLACK else self.white)
+        return (self.black if color == BLACK else self.white).bit_count()
 
     def disc_difference(self) -> int:
         """Final-score disc difference for black (empties to the winner) once the game is over;

@@ -176,8 +176,8 @@ def parse_opening_line(text: str, size: int = 8) -> Board:
 
     >>> [square_name(m) for m in parse_opening_line('f5d6c3').move_stack]
     ['f5', 'd6', 'c3']
-    >>> [square_name(m, 10) for m in parse_opening_line('g6 h7', 10).move_stack]
-    ['g6', 'h7']
+    >>> [square_name(m, 10) for m in parse_opening_line('e4 d4', 10).move_stack]
+    ['e4', 'd4']
     """
     board = _opening_board(text, size)
     if board.size != size:
