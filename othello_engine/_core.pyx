@@ -10,6 +10,10 @@ squares outside it stay empty. A pass is move 64. Everything here takes and retu
 integers and trusts its input; parsing, validation, timing, threads and I/O belong to the Python
 modules around this one (``othello_engine.board`` checks positions before they get here).
 
+Boards of 9x9 to 26x26 (``_wide.pxi``) take and return plain ints of ``size * size`` bits, bit
+``row * size + col``, through the functions ending in ``_n`` (which accept every size 3..26 and
+forward sizes 3..8 to the 64-bit functions); their pass is ``size * size`` (:func:`pass_code`).
+
 >>> P, O = 0x0000000810000000, 0x0000001008000000     # the 8x8 start, black to move
 >>> hex(legal_moves(P, O))
 '0x102004080000'
@@ -161,3 +165,6 @@ def final_disc_difference(u64 P, u64 O, u64 mask=FULL_MASK):
 def evaluate_position(u64 P, u64 O, u64 mask=FULL_MASK):
     """Static evaluation of the position for P, in centi-discs (see evaluation_terms)."""
     return evaluation_terms(P, O, mask)["total"]
+
+
+include "_wide.pxi"

@@ -1,0 +1,176 @@
+"""The compiled core on every board size 3..26 (the *_n functions) against the reference rules."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+import reference_rules as ref
+from othello_engine import _core
+
+WIDE_SIZES = list(range(9, 27))
+
+
+def frame_bit(size: int, r: int, c: int) -> int:
+    """The core's bit of square (r, c): the 8x8 frame up to 8x8, dense row * size + col beyond."""
+    return 1 << (r * (8 if size <= 8 else size) + c)
+
+
+def square(size: int, r: int, c: int) -> int:
+    return r * (8 if size <= 8 else size) + c
+
+
+def sides(grid: ref.Grid, color: str) -> tuple[int, int]:
+    """(P, O) of grid with color to move, in the core's numbering for the grid's size."""
+    size = len(grid)
+    black = white = 0
+    for r, row in enumerate(grid):
+        for c, cell in enumerate(row):
+            if cell == ref.BLACK:
+                black |= frame_bit(size, r, c)
+            elif cell == ref.WHITE:
+                white |= frame_bit(size, r, c)
+    return (black, white) if color == ref.BLACK else (white, black)
+
+
+def bits(size: int, squares: list[tuple[int, int]]) -> int:
+    out = 0
+    for r, c in squares:
+        out |= frame_bit(size, r, c)
+    return out
+
+
+def check_position(grid: ref.Grid, color: str, all_flips: bool, every_move: bool = True) -> None:
+    size = len(grid)
+    P, O = sides(grid, color)
+    moves = ref.legal_moves(grid, color)
+    text = ref.grid_text(grid)
+    assert _core.legal_moves_n(P, O, size) == bits(size, moves), text
+    if all_flips:
+        for r in range(size):
+            for c in range(size):
+                if grid[r][c] == ref.EMPTY:
+                    assert (_core.flipped_discs_n(P, O, square(size, r, c), size)
+                            == bits(size, ref.flips(grid, color, r, c))), (text, r, c)
+    for move in (moves if every_move else moves[::7]):
+        after = ref.play(grid, color, move)
+        assert _core.make_move_n(P, O, square(size, *move), size) == sides(after, ref.other(color))
+    state = {"move": 0, "pass": 1, "over": 2}[ref.status(grid, color)]
+    assert _core.game_state_n(P, O, size) == state, text
+    if state == 1:
+        assert _core.make_move_n(P, O, _core.pass_code(size), size) == (O, P)
+    if state == 2:
+        score = ref.final_score(grid) * (1 if color == ref.BLACK else -1)
+        assert _core.final_disc_difference_n(P, O, size) == score
+
+
+@pytest.mark.parametrize("size", WIDE_SIZES)
+def test_random_games_match_reference(size: int) -> None:
+    rng = random.Random(2600 + size)
+    for i, (grid, color, _move) in enumerate(ref.random_game(size, rng)):
+        # every flip of every empty square on some positions (it is the slow part), moves and
+        # the moves' results on all of them
+        check_position(grid, color, all_flips=(i % 17 == 0), every_move=(i % 5 == 0))
+
+
+@pytest.mark.parametrize("size", [9, 10, 11, 12, 16, 26])
+def test_random_grids_match_reference(size: int) -> None:
+    """Arrangements no game reaches (long runs, discs on every edge) exercise the wrap masks."""
+    rng = random.Random(size)
+    for density in (0.5, 0.8, 0.95):
+        for _ in range(3):
+            grid = ref.random_grid(size, rng, density)
+            check_position(grid, ref.BLACK, all_flips=True)
+
+
+@pytest.mark.parametrize("size", [3, 4, 5, 6, 7, 8])
+def test_small_sizes_forward_to_the_frame(size: int) -> None:
+    rng = random.Random(size)
+    for grid, color, _move in ref.random_game(size, rng)[::3]:
+        check_position(grid, color, all_flips=True)
+
+
+# perft from the start of each even size: the reference count to depth 3 (4 on 10x10), and the
+# core's bulk and non-bulk counts agree to depth 5
+@pytest.mark.parametrize("size", list(range(10, 27, 2)))
+def test_perft_from_start_matches_reference(size: int) -> None:
+    grid = ref.start_grid(size)
+    P, O = sides(grid, ref.BLACK)
+    for depth in range(0, 4 if size != 10 else 5):
+        assert _core.perft_n(P, O, depth, size) == ref.perft(grid, ref.BLACK, depth), depth
+    assert _core.perft_n(P, O, 5, size) == _core.perft_n(P, O, 5, size, bulk=True)
+
+
+def test_perft_through_passes_and_game_ends_matches_reference() -> None:
+    rng = random.Random(7)
+    for size in (9, 10, 13):
+        game = ref.random_game(size, rng)
+        for grid, color, _move in game[-12:]:
+            P, O = sides(grid, color)
+            for depth in (1, 2, 3):
+                assert _core.perft_n(P, O, depth, size) == ref.perft(grid, color, depth)
+
+
+def test_perft_stop_buffer() -> None:
+    grid = ref.start_grid(12)
+    P, O = sides(grid, ref.BLACK)
+    stop = bytearray(1)
+    stop[0] = 1
+    assert _core.perft_n(P, O, 8, 12, stop=stop) == 0
+    stop[0] = 0
+    assert _core.perft_n(P, O, 3, 12, stop=stop) == 56
+    with pytest.raises(ValueError):
+        _core.perft_n(P, O, -1, 12)
+
+
+def image(grid: ref.Grid, k: int) -> ref.Grid:
+    """Symmetry k of grid: bit 0 mirrors left-right, bit 1 top-bottom, bit 2 transposes."""
+    size = len(grid)
+    out = [[ref.EMPTY] * size for _ in range(size)]
+    for r in range(size):
+        for c in range(size):
+            rr, cc = r, c
+            if k & 1:
+                cc = size - 1 - cc
+            if k & 2:
+                rr = size - 1 - rr
+            if k & 4:
+                rr, cc = cc, rr
+            out[rr][cc] = grid[r][c]
+    return out
+
+
+@pytest.mark.parametrize("size", [5, 8, 9, 10, 11, 12, 17, 26])
+def test_symmetries_and_canonical_form(size: int) -> None:
+    rng = random.Random(size)
+    for _ in range(4):
+        grid = ref.random_grid(size, rng, 0.4)
+        P, O = sides(grid, ref.BLACK)
+        images = []
+        for k in range(8):
+            ip, io = sides(image(grid, k), ref.BLACK)
+            assert _core.symmetry_n(P, k, size) == ip
+            assert _core.symmetry_n(O, k, size) == io
+            images.append((ip, io, k))
+        best = min(images)
+        assert _core.canonical_n(P, O, size) == best
+        # the legal moves of an image are the image of the legal moves
+        for k in range(8):
+            ip, io, _ = images[k]
+            assert _core.legal_moves_n(ip, io, size) == _core.symmetry_n(
+                _core.legal_moves_n(P, O, size), k, size)
+
+
+def test_bad_input_raises() -> None:
+    with pytest.raises(ValueError):
+        _core.legal_moves_n(0, 0, 27)
+    with pytest.raises(ValueError):
+        _core.legal_moves_n(0, 0, 2)
+    with pytest.raises(ValueError):
+        _core.legal_moves_n(1 << 100, 0, 10)
+    with pytest.raises(ValueError):
+        _core.flipped_discs_n(0, 0, 100, 10)
+    with pytest.raises(ValueError):
+        _core.symmetry_n(0, 8, 10)
+    assert _core.pass_code(8) == 64 and _core.pass_code(10) == 100 and _core.pass_code(26) == 676
