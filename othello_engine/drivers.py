@@ -405,7 +405,7 @@ class GtpPlayer(Player):
             raise EngineProtocolError(self.name, f"answered {first!r} to 'genmove'")
         move = first[1:].strip().split()[0] if first[1:].strip() else ""
         try:  # genmove has put the move on the engine's own board
-            self.sent.append(parse_square(move))
+            self.sent.append(parse_square(move, self.size))
         except OthelloError:
             pass  # the referee rejects it and the game ends
         return Reply(move, arrived=self.process.arrived)

@@ -219,7 +219,7 @@ def _opening_board(text: str, size: int) -> Board:
             board.push(PASS)
             continue
         try:
-            board.push(parse_square(token))
+            board.push(parse_square(token, size))
         except OthelloError as exc:
             raise OthelloError(f"bad move line {line!r}: move {i // 2 + 1} {token!r}: {exc}") from None
     return board
