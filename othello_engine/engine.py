@@ -375,6 +375,9 @@ class Engine:
         ``pattern`` (the pattern total). A finished game scores its final disc difference (times
         100) as ``total`` and 0 for every feature (see the README)."""
         if board.size > FRAME_SIZE:
+            if not hasattr(_core, "evaluation_terms_n"):
+                raise UnsupportedBoardError(f"this build of the core cannot evaluate a {board.size}x{board.size} "
+                                            "board (no evaluation_terms_n); boards up to 8x8 only")
             # the pattern evaluation exists for 8x8 only: wide boards have the classic terms
             return dict(_core.evaluation_terms_n(board.player, board.opponent, board.size, False))
         return dict(_core.evaluation_terms(board.player, board.opponent, board.mask,
