@@ -22,6 +22,7 @@ forward sizes 3..8 to the 64-bit functions); their pass is ``size * size`` (:fun
 """
 
 include "_bitboard.pxi"
+include "_wide.pxi"
 include "_search.pxi"
 
 PASS = 64
@@ -166,5 +167,3 @@ def evaluate_position(u64 P, u64 O, u64 mask=FULL_MASK):
     """Static evaluation of the position for P, in centi-discs (see evaluation_terms)."""
     return evaluation_terms(P, O, mask)["total"]
 
-
-include "_wide.pxi"

@@ -261,22 +261,42 @@ cdef int eg_shallow(SearchState* st, u64 P, u64 O, u64 E, u64 odd, int n, int al
     return best
 
 
-cdef int eg_search(SearchState* st, u64 P, u64 O, int alpha, int beta, int ply, bint pv) noexcept nogil:
+cdef inline int final_discs_with_empties_n(int p, int o, int empties) noexcept nogil:
+    cdef int d = p - o
+    if d > 0:
+        return d + empties
+    if d < 0:
+        return d - empties
+    return 0
+
+
+cdef int eg_search(SearchState* st, board_t P, board_t O, int alpha, int beta, int ply,
+                   bint pv) noexcept nogil:
     """Exact score of P (to move) within (alpha, beta), fail-soft, in discs. pv nodes keep the
-    principal variation in st.pv[ply]."""
-    cdef u64 E = st.mask & ~(P | O)
-    cdef int n = oe_popcount(E)
-    cdef u64 moves, f, bit, key = 0, om, cP, cO
+    principal variation in st.pv[ply]. On wide boards the 8x8-only parts are left out (the
+    last-empties routines, the enhanced transposition cut-off, quadrant parity in the order):
+    the search goes down to the last empty square itself, with its move lists in st.wide."""
+    cdef u64 E = 0
+    cdef int n
+    cdef board_t moves, f, om, cP, cO, m
+    cdef u64 key = 0
     cdef int i, j, k, cnt, sq, v, best, bestmove, a0, tmove, lower, upper, so, bound, first, end
-    cdef int sqs[40]
-    cdef int vals[40]
+    cdef int sqs_stack[40]
+    cdef int vals_stack[40]
+    cdef int* sqs
+    cdef int* vals
     cdef u64 fl[40]
     cdef u64 keys[40]
-    cdef u64 odd, m, ck
+    cdef u64 odd = 0, ck
     cdef TTEntry* e
     cdef TTEntry hit
-    if not pv and n <= EG_SHALLOW:
-        return eg_shallow(st, P, O, E, odd_quadrants(st, E), n, alpha, beta)
+    if board_t is u64:
+        E = st.mask & ~(P | O)
+        n = oe_popcount(E)
+        if not pv and n <= EG_SHALLOW:
+            return eg_shallow(st, P, O, E, odd_quadrants(st, E), n, alpha, beta)
+    else:
+        n = b_empties(st, P, O)
     if st.nodes >= st.check_at and poll(st):
         return 0
     st.nodes += 1
@@ -285,22 +305,22 @@ cdef int eg_search(SearchState* st, u64 P, u64 O, int alpha, int beta, int ply, 
     if pv:
         st.pv_len[ply] = ply
     if n >= EG_TT_MIN:
-        key = position_hash(P, O)
+        key = b_hash(P, O)
         tt_prefetch(st.tt, key)
-    moves = bb_moves(P, O, st.mask)
-    if moves == 0:
-        if bb_moves(O, P, st.mask) == 0:
-            return final_discs_with_empties(P, O, n)
+    moves = b_moves(st, P, O)
+    if not b_any(moves):
+        if not b_any(b_moves(st, O, P)):
+            return final_discs_with_empties_n(b_popcount(P), b_popcount(O), n)
         v = -eg_search(st, O, P, -beta, -alpha, ply + 1, pv)
         if pv and not st.aborted:
-            st.pv[ply][ply] = 64
+            st.pv[ply][ply] = st.pass_move
             for j in range(ply + 1, st.pv_len[ply + 1]):
                 st.pv[ply][j] = st.pv[ply + 1][j]
             st.pv_len[ply] = max(st.pv_len[ply + 1], ply + 1)
         return v
     # stability cut-off: P can not end above squares - 2 * (O's stable discs)
     if not pv and alpha >= st.squares * EG_STAB_ALPHA // 64 and n >= EG_STAB_MIN:
-        so = count_stable(&st.ev, O, P)
+        so = b_count_stable(st, O, P)
         bound = st.squares - 2 * so
         if bound <= alpha:
             return bound
@@ -321,47 +341,46 @@ cdef int eg_search(SearchState* st, u64 P, u64 O, int alpha, int beta, int ply, 
     if tmove == TT_NO_MOVE and n >= EG_IID_MIN:
         # no move from the table: a shallow midgame search finds one
         if key == 0:
-            key = position_hash(P, O)
+            key = b_hash(P, O)
         mid_search(st, P, O, EG_IID_DEPTH, -SCORE_INF, SCORE_INF, ply, False)
         if st.aborted:
             return 0
         e = tt_probe(st.tt, key, &hit)
         if e != NULL:
             tmove = e.move
-    if not pv and n >= EG_ETC_MIN:
-        # enhanced transposition cut-off: a child already proven bad enough for O cuts here
-        # (every child's bucket is fetched first, so that the cache misses overlap)
-        cnt = 0
-        m = moves
-        while m:
-            sq = oe_ctz(m)
-            m &= m - 1
-            bit = (<u64>1) << sq
-            f = bb_flips(P, O, sq)
-            keys[cnt] = position_hash(O ^ f, P ^ f ^ bit)
-            tt_prefetch(st.tt, keys[cnt])
-            cnt += 1
-        for i in range(cnt):
-            e = tt_probe(st.tt, keys[i], &hit)
-            if e != NULL and e.depth >= TT_SOLVED and e.upper != TT_NONE:
-                v = -(e.upper // 100)
-                if v >= beta:
-                    return v
-    odd = odd_quadrants(st, E)
+    if board_t is u64:
+        if not pv and n >= EG_ETC_MIN:
+            # enhanced transposition cut-off: a child already proven bad enough for O cuts here
+            # (every child's bucket is fetched first, so that the cache misses overlap)
+            cnt = 0
+            m = moves
+            while m:
+                sq = oe_ctz(m)
+                m &= m - 1
+                f = bb_flips(P, O, sq)
+                keys[cnt] = position_hash(O ^ f, P ^ f ^ ((<u64>1) << sq))
+                tt_prefetch(st.tt, keys[cnt])
+                cnt += 1
+            for i in range(cnt):
+                e = tt_probe(st.tt, keys[i], &hit)
+                if e != NULL and e.depth >= TT_SOLVED and e.upper != TT_NONE:
+                    v = -(e.upper // 100)
+                    if v >= beta:
+                        return v
+        odd = odd_quadrants(st, E)
     best = -EG_INF
     bestmove = TT_NO_MOVE
     a0 = alpha
     first = 1
-    if tmove < 64 and (moves >> tmove) & 1:
+    if tmove < st.pass_move and b_test(moves, tmove):
         # the table's move first, before the cost of sorting the others
         sq = tmove
-        bit = (<u64>1) << sq
-        f = bb_flips(P, O, sq)
-        v = -eg_search(st, O ^ f, P ^ f ^ bit, -beta, -alpha, ply + 1, pv)
+        f = b_flips(st, P, O, sq)
+        v = -eg_search(st, b_xor(O, f), b_mover(P, f, sq), -beta, -alpha, ply + 1, pv)
         if st.aborted:
             return 0
         first = 0
-        moves &= ~bit
+        moves = b_clear(moves, sq)
         best = v
         bestmove = sq
         if v > alpha:
@@ -369,38 +388,46 @@ cdef int eg_search(SearchState* st, u64 P, u64 O, int alpha, int beta, int ply, 
             if pv:
                 pv_update(st, ply, sq)
             if v >= beta:
-                moves = 0
+                moves = b_and(moves, b_xor(moves, moves))
+    if board_t is u64:
+        sqs = sqs_stack
+        vals = vals_stack
+    else:
+        sqs = st.wide.sqs + ply * WMAX_MOVES
+        vals = st.wide.vals + ply * WMAX_MOVES
     cnt = 0
-    while moves:
-        sq = oe_ctz(moves)
-        moves &= moves - 1
-        bit = (<u64>1) << sq
-        f = bb_flips(P, O, sq)
+    while b_any(moves):
+        sq = b_pop(&moves)
+        f = b_flips(st, P, O, sq)
         sqs[cnt] = sq
-        fl[cnt] = f
-        cP = O ^ f
-        cO = P ^ f ^ bit
+        if board_t is u64:
+            fl[cnt] = f
+        cP = b_xor(O, f)
+        cO = b_mover(P, f, sq)
         if n > EG_TT_MIN:
             # the child will probe the table: start fetching its bucket now
-            tt_prefetch(st.tt, position_hash(cP, cO))
-        om = bb_moves(cP, cO, st.mask)
+            tt_prefetch(st.tt, b_hash(cP, cO))
+        om = b_moves(st, cP, cO)
         if n >= EG_SORT_EVAL:
             if n >= EG_SORT_D2:
                 v = mid_search(st, cP, cO, 2, -SCORE_INF, SCORE_INF, ply + 1, False)
             elif n >= EG_SORT_D1:
                 v = mid_search(st, cP, cO, 1, -SCORE_INF, SCORE_INF, ply + 1, False)
             else:
-                v = evaluate_terms(&st.ev, cP, cO, om, bb_moves(cO, cP, st.mask), NULL)
+                v = b_evaluate(st, cP, cO, om, b_moves(st, cO, cP))
             if st.aborted:
                 return 0
-            vals[cnt] = -v - EG_SORT_MOBW * (oe_popcount(om) + oe_popcount(om & st.ev.corners))
+            vals[cnt] = -v - EG_SORT_MOBW * (b_popcount(om) + b_corners(st, om))
         else:
-            vals[cnt] = (-16 * (oe_popcount(om) + oe_popcount(om & st.ev.corners))
-                         + (2 if odd & bit else 0) + st.order[sq] // 8)
-            if EG_W_POT:
-                vals[cnt] -= EG_W_POT * oe_popcount(E & ~bit & neighbours(cO))
-            if EG_W_STAB:
-                vals[cnt] += EG_W_STAB * oe_popcount(corner_stable(cO))
+            if board_t is u64:
+                vals[cnt] = (-16 * (oe_popcount(om) + oe_popcount(om & st.ev.corners))
+                             + (2 if (odd >> sq) & 1 else 0) + st.order[sq] // 8)
+                if EG_W_POT:
+                    vals[cnt] -= EG_W_POT * oe_popcount(E & ~((<u64>1) << sq) & neighbours(cO))
+                if EG_W_STAB:
+                    vals[cnt] += EG_W_STAB * oe_popcount(corner_stable(cO))
+            else:
+                vals[cnt] = -16 * (b_popcount(om) + b_corners(st, om)) + b_order(st, P, sq) // 8
         cnt += 1
     # moves [end, cnt) are deferred ones, searched last (only with several threads)
     end = cnt
@@ -414,21 +441,25 @@ cdef int eg_search(SearchState* st, u64 P, u64 O, int alpha, int beta, int ply, 
             if k != i:
                 sq = sqs[k]; sqs[k] = sqs[i]; sqs[i] = sq
                 v = vals[k]; vals[k] = vals[i]; vals[i] = v
-                f = fl[k]; fl[k] = fl[i]; fl[i] = f
+                if board_t is u64:
+                    f = fl[k]; fl[k] = fl[i]; fl[i] = f
         sq = sqs[i]
-        f = fl[i]
-        bit = (<u64>1) << sq
-        cP = O ^ f
-        cO = P ^ f ^ bit
+        if board_t is u64:
+            f = fl[i]
+        else:
+            f = b_flips(st, P, O, sq)
+        cP = b_xor(O, f)
+        cO = b_mover(P, f, sq)
         ck = 0
         if not first and i < end and st.busy != NULL and n >= EG_DEFER_MIN:
-            ck = position_hash(cP, cO)
+            ck = b_hash(cP, cO)
             if busy_has(st.busy, ck):
                 # another thread is in this subtree: come back to it after the others
                 end -= 1
                 sq = sqs[end]; sqs[end] = sqs[i]; sqs[i] = sq
                 v = vals[end]; vals[end] = vals[i]; vals[i] = v
-                f = fl[end]; fl[end] = fl[i]; fl[i] = f
+                if board_t is u64:
+                    f = fl[end]; fl[end] = fl[i]; fl[i] = f
                 continue
             busy_enter(st.busy, ck)
         if first:

@@ -18,6 +18,7 @@ from libc.stdlib cimport calloc
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 
 include "_eval.pxi"
+include "_wide_eval.pxi"
 include "_tt.pxi"
 
 cdef enum:
@@ -98,7 +99,16 @@ cdef struct RootMove:
     int score
     int flag
     int pv_len
-    unsigned char pv[MAX_PLY]
+    unsigned short pv[MAX_PLY]
+
+
+cdef struct WideCtx:
+    # what a search needs on a wide board besides SearchState: per-ply move lists (a wide
+    # position can have hundreds of moves, too many for the stack arrays of the 8x8 path)
+    int sqs[MAX_PLY * WMAX_MOVES]
+    int vals[MAX_PLY * WMAX_MOVES]
+    int root_vals[WMAX_MOVES]
+    RootMove root[WMAX_MOVES]
 
 
 cdef struct SearchState:
@@ -124,12 +134,18 @@ cdef struct SearchState:
     int selective
     int nroot
     int root_done
+    int pass_move         # 64 on the 8x8 frame, n * n on a wide board
+    int wide_n            # 0 on the 8x8 frame, else the wide board's size
+    const WGeo* geo       # the wide board's geometry (wide boards only)
+    WEval* wev            # its evaluation context (wide boards only)
+    WideCtx* wide         # its move lists and root moves (wide boards only)
     int order[64]
     u64 quad_of[64]       # the empty-square parity quadrant each square lies in (0 outside)
     u64 xs_all            # the X-squares of all four corners
     int pv_len[MAX_PLY]
-    unsigned char pv[MAX_PLY][MAX_PLY]
-    RootMove root[64]
+    unsigned short pv[MAX_PLY][MAX_PLY]
+    RootMove* root        # root_store on 8x8, wide.root on wide boards
+    RootMove root_store[64]
 
 
 cdef int poll(SearchState* st) noexcept nogil:
@@ -191,6 +207,149 @@ cdef inline void busy_leave(u64* busy, u64 key) noexcept nogil:
             return
 
 
+# --- the board operations of the search, over board_t --------------------------------------------
+# One search for every size: the functions below compile to the plain 64-bit expressions for u64
+# (8x8 frame) and to the word-array kernels of _wide.pxi for w2 and w11; `if board_t is u64`
+# picks at compile time, so the 8x8 specialization is the code it was before.
+
+ctypedef fused board_t:
+    u64
+    w2
+    w11
+
+
+cdef inline board_t b_moves(SearchState* st, board_t P, board_t O) noexcept nogil:
+    if board_t is u64:
+        return bb_moves(P, O, st.mask)
+    else:
+        return w_moves(P, O, st.geo)
+
+
+cdef inline board_t b_flips(SearchState* st, board_t P, board_t O, int sq) noexcept nogil:
+    if board_t is u64:
+        return bb_flips(P, O, sq)
+    else:
+        return w_flips(P, O, sq, st.geo)
+
+
+cdef inline bint b_any(board_t x) noexcept nogil:
+    if board_t is u64:
+        return x != 0
+    else:
+        return w_any(x)
+
+
+cdef inline int b_pop(board_t* x) noexcept nogil:
+    """Remove the lowest square of x (not empty) and return it."""
+    cdef int sq
+    if board_t is u64:
+        sq = oe_ctz(x[0])
+        x[0] &= x[0] - 1
+        return sq
+    else:
+        return w_pop_lsb(x)
+
+
+cdef inline int b_popcount(board_t x) noexcept nogil:
+    if board_t is u64:
+        return oe_popcount(x)
+    else:
+        return w_popcount(x)
+
+
+cdef inline board_t b_xor(board_t a, board_t b) noexcept nogil:
+    if board_t is u64:
+        return a ^ b
+    else:
+        return w_xor(a, b)
+
+
+cdef inline board_t b_and(board_t a, board_t b) noexcept nogil:
+    if board_t is u64:
+        return a & b
+    else:
+        return w_and(a, b)
+
+
+cdef inline board_t b_mover(board_t P, board_t f, int sq) noexcept nogil:
+    """The mover's discs after playing sq with flips f: P ^ f ^ bit(sq)."""
+    if board_t is u64:
+        return P ^ f ^ ((<u64>1) << sq)
+    else:
+        P = w_xor(P, f)
+        P.w[sq >> 6] ^= (<u64>1) << (sq & 63)
+        return P
+
+
+cdef inline bint b_test(board_t x, int sq) noexcept nogil:
+    if board_t is u64:
+        return (x >> sq) & 1
+    else:
+        return w_test(&x, sq)
+
+
+cdef inline board_t b_clear(board_t x, int sq) noexcept nogil:
+    if board_t is u64:
+        return x & ~((<u64>1) << sq)
+    else:
+        x.w[sq >> 6] &= ~((<u64>1) << (sq & 63))
+        return x
+
+
+cdef inline u64 b_hash(board_t P, board_t O) noexcept nogil:
+    """64-bit hash of the position (never 0)."""
+    cdef u64 h
+    cdef int i
+    if board_t is u64:
+        return position_hash(P, O)
+    else:
+        h = 0x243F6A8885A308D3ULL
+        for i in range(<int>(sizeof(P.w) // 8)):
+            h = (h ^ P.w[i]) * 0x9E3779B97F4A7C15ULL
+            h ^= h >> 29
+            h = (h ^ O.w[i]) * 0xC2B2AE3D27D4EB4FULL
+            h ^= h >> 32
+        h *= 0xD6E8FEB86659FD93ULL
+        h ^= h >> 32
+        return h | 1
+
+
+cdef inline int b_corners(SearchState* st, board_t x) noexcept nogil:
+    """Number of corner squares in x."""
+    if board_t is u64:
+        return oe_popcount(x & st.ev.corners)
+    else:
+        return w_corner_count(st.wev, x)
+
+
+cdef inline int b_order(SearchState* st, board_t like, int sq) noexcept nogil:
+    if board_t is u64:
+        return st.order[sq]
+    else:
+        return st.wev.order[sq]
+
+
+cdef inline int b_evaluate(SearchState* st, board_t P, board_t O, board_t mP, board_t mO) noexcept nogil:
+    if board_t is u64:
+        return evaluate_terms(&st.ev, P, O, mP, mO, NULL)
+    else:
+        return w_evaluate_terms(st.wev, st.geo, P, O, mP, mO, NULL)
+
+
+cdef inline int b_empties(SearchState* st, board_t P, board_t O) noexcept nogil:
+    if board_t is u64:
+        return oe_popcount(st.mask & ~(P | O))
+    else:
+        return st.squares - w_popcount(P) - w_popcount(O)
+
+
+cdef inline int b_count_stable(SearchState* st, board_t P, board_t O) noexcept nogil:
+    if board_t is u64:
+        return count_stable(&st.ev, P, O)
+    else:
+        return w_count_stable(st.wev, st.geo, P, O)
+
+
 cdef int final_score(u64 P, u64 O, u64 mask) noexcept nogil:
     """Final disc difference for P in centi-discs, empties going to the winner."""
     cdef int p = oe_popcount(P), o = oe_popcount(O)
@@ -202,9 +361,16 @@ cdef int final_score(u64 P, u64 O, u64 mask) noexcept nogil:
     return 0
 
 
-cdef inline int terminal_score(SearchState* st, u64 P, u64 O, int ply) noexcept nogil:
+cdef inline int terminal_score(SearchState* st, board_t P, board_t O, int ply) noexcept nogil:
     """Score of a finished game for P at ply (a draw is worth the contempt to the root side)."""
-    cdef int s = final_score(P, O, st.mask)
+    cdef int s, p, o, e
+    if board_t is u64:
+        s = final_score(P, O, st.mask)
+    else:
+        p = w_popcount(P)
+        o = w_popcount(O)
+        e = st.squares - p - o
+        s = 100 * (p - o + e) if p > o else (100 * (p - o - e) if p < o else 0)
     if s == 0:
         return st.contempt if (ply & 1) == 0 else -st.contempt
     return s
@@ -221,29 +387,27 @@ cdef inline void pv_update(SearchState* st, int ply, int sq) noexcept nogil:
     st.pv_len[ply] = st.pv_len[ply + 1] if st.pv_len[ply + 1] > ply + 1 else ply + 1
 
 
-cdef int mid_leaf_parent(SearchState* st, u64 P, u64 O, u64 moves, int alpha, int beta, int ply,
-                         bint pv) noexcept nogil:
+cdef int mid_leaf_parent(SearchState* st, board_t P, board_t O, board_t moves, int alpha, int beta,
+                         int ply, bint pv) noexcept nogil:
     """Depth-1 node: every child is evaluated statically (or scored exactly if the game ends)."""
     cdef int sq, v, best = -SCORE_INF
-    cdef u64 f, bit, cP, cO, mc, mo
+    cdef board_t f, cP, cO, mc, mo
     if ply + 1 > st.seldepth:
         st.seldepth = ply + 1
-    while moves:
-        sq = oe_ctz(moves)
-        moves &= moves - 1
+    while b_any(moves):
+        sq = b_pop(&moves)
         if st.nodes >= st.check_at and poll(st):
             return 0
         st.nodes += 1
-        bit = (<u64>1) << sq
-        f = bb_flips(P, O, sq)
-        cP = O ^ f
-        cO = P ^ f ^ bit
-        mc = bb_moves(cP, cO, st.mask)
-        mo = bb_moves(cO, cP, st.mask)
-        if (mc | mo) == 0:
+        f = b_flips(st, P, O, sq)
+        cP = b_xor(O, f)
+        cO = b_mover(P, f, sq)
+        mc = b_moves(st, cP, cO)
+        mo = b_moves(st, cO, cP)
+        if not b_any(mc) and not b_any(mo):
             v = -terminal_score(st, cP, cO, ply + 1)
         else:
-            v = -evaluate_terms(&st.ev, cP, cO, mc, mo, NULL)
+            v = -b_evaluate(st, cP, cO, mc, mo)
         if v > best:
             best = v
             if v > alpha:
@@ -256,14 +420,19 @@ cdef int mid_leaf_parent(SearchState* st, u64 P, u64 O, u64 moves, int alpha, in
     return best
 
 
-cdef int mid_search(SearchState* st, u64 P, u64 O, int depth, int alpha, int beta, int ply,
+cdef int mid_search(SearchState* st, board_t P, board_t O, int depth, int alpha, int beta, int ply,
                     bint pv) noexcept nogil:
     """Negamax PVS score of P (to move) to depth plies within (alpha, beta), fail-soft, in
-    centi-discs. A pass does not use up depth. pv nodes keep their line in st.pv[ply]."""
-    cdef u64 moves, mO, f, bit, key, om
+    centi-discs. A pass does not use up depth. pv nodes keep their line in st.pv[ply].
+    On a wide board the move list lives in st.wide (too long for the stack) and the flips of
+    each move are computed again when it is searched instead of being kept."""
+    cdef board_t moves, mO, f, om
+    cdef u64 key
     cdef int i, j, k, cnt, sq, v, best, bestmove, a0, tmove, ds, end
-    cdef int sqs[40]
-    cdef int vals[40]
+    cdef int sqs_stack[40]
+    cdef int vals_stack[40]
+    cdef int* sqs
+    cdef int* vals
     cdef u64 fl[40]
     cdef u64 ck
     cdef TTEntry* e
@@ -275,23 +444,23 @@ cdef int mid_search(SearchState* st, u64 P, u64 O, int depth, int alpha, int bet
         st.seldepth = ply
     if pv:
         st.pv_len[ply] = ply
-    moves = bb_moves(P, O, st.mask)
+    moves = b_moves(st, P, O)
     if depth <= 0 or ply >= MAX_PLY - 2:
-        mO = bb_moves(O, P, st.mask)
-        if (moves | mO) == 0:
+        mO = b_moves(st, O, P)
+        if not b_any(moves) and not b_any(mO):
             return terminal_score(st, P, O, ply)
-        return evaluate_terms(&st.ev, P, O, moves, mO, NULL)
-    if moves == 0:
-        if bb_moves(O, P, st.mask) == 0:
+        return b_evaluate(st, P, O, moves, mO)
+    if not b_any(moves):
+        if not b_any(b_moves(st, O, P)):
             return terminal_score(st, P, O, ply)
         v = -mid_search(st, O, P, depth, -beta, -alpha, ply + 1, pv)
         if pv and not st.aborted:
-            pv_update(st, ply, 64)
+            pv_update(st, ply, st.pass_move)
         return v
     if depth == 1:
         return mid_leaf_parent(st, P, O, moves, alpha, beta, ply, pv)
 
-    key = position_hash(P, O)
+    key = b_hash(P, O)
     tmove = TT_NO_MOVE
     e = tt_probe(st.tt, key, &hit)
     if e != NULL:
@@ -327,29 +496,36 @@ cdef int mid_search(SearchState* st, u64 P, u64 O, int depth, int alpha, int bet
         if e != NULL:
             tmove = e.move
 
+    if board_t is u64:
+        sqs = sqs_stack
+        vals = vals_stack
+    else:
+        # (the searches above at this ply are over: the list at this ply is free again)
+        sqs = st.wide.sqs + ply * WMAX_MOVES
+        vals = st.wide.vals + ply * WMAX_MOVES
     cnt = 0
-    while moves:
-        sq = oe_ctz(moves)
-        moves &= moves - 1
-        bit = (<u64>1) << sq
-        f = bb_flips(P, O, sq)
+    while b_any(moves):
+        sq = b_pop(&moves)
+        f = b_flips(st, P, O, sq)
         sqs[cnt] = sq
-        fl[cnt] = f
+        if board_t is u64:
+            fl[cnt] = f
         if sq == tmove:
             vals[cnt] = 1 << 28
         elif depth >= MID_SORT_SEARCH:
             # shallow search of the reply, plus the reply count (fewer is better)
-            om = bb_moves(O ^ f, P ^ f ^ bit, st.mask)
-            v = mid_search(st, O ^ f, P ^ f ^ bit, MID_SORT_DEPTH if depth >= MID_SORT_DEEP else 0,
+            om = b_moves(st, b_xor(O, f), b_mover(P, f, sq))
+            v = mid_search(st, b_xor(O, f), b_mover(P, f, sq),
+                           MID_SORT_DEPTH if depth >= MID_SORT_DEEP else 0,
                            -SCORE_INF, SCORE_INF, ply + 1, False)
             if st.aborted:
                 return 0
-            vals[cnt] = -v - MID_SORT_MOB * (oe_popcount(om) + oe_popcount(om & st.ev.corners))
+            vals[cnt] = -v - MID_SORT_MOB * (b_popcount(om) + b_corners(st, om))
         elif depth >= 3:
-            om = bb_moves(O ^ f, P ^ f ^ bit, st.mask)
-            vals[cnt] = st.order[sq] - 16 * (oe_popcount(om) + oe_popcount(om & st.ev.corners))
+            om = b_moves(st, b_xor(O, f), b_mover(P, f, sq))
+            vals[cnt] = b_order(st, P, sq) - 16 * (b_popcount(om) + b_corners(st, om))
         else:
-            vals[cnt] = st.order[sq]
+            vals[cnt] = b_order(st, P, sq)
         cnt += 1
 
     best = -SCORE_INF
@@ -367,28 +543,34 @@ cdef int mid_search(SearchState* st, u64 P, u64 O, int depth, int alpha, int bet
             if k != i:
                 sq = sqs[k]; sqs[k] = sqs[i]; sqs[i] = sq
                 v = vals[k]; vals[k] = vals[i]; vals[i] = v
-                f = fl[k]; fl[k] = fl[i]; fl[i] = f
+                if board_t is u64:
+                    f = fl[k]; fl[k] = fl[i]; fl[i] = f
         sq = sqs[i]
-        f = fl[i]
-        bit = (<u64>1) << sq
+        if board_t is u64:
+            f = fl[i]
+        else:
+            f = b_flips(st, P, O, sq)
         ck = 0
         if i > 0 and i < end and st.busy != NULL and depth >= MID_DEFER_MIN:
-            ck = position_hash(O ^ f, P ^ f ^ bit)
+            ck = b_hash(b_xor(O, f), b_mover(P, f, sq))
             if busy_has(st.busy, ck):
                 # another thread is in this subtree: come back to it after the others
                 end -= 1
                 sq = sqs[end]; sqs[end] = sqs[i]; sqs[i] = sq
                 v = vals[end]; vals[end] = vals[i]; vals[i] = v
-                f = fl[end]; fl[end] = fl[i]; fl[i] = f
+                if board_t is u64:
+                    f = fl[end]; fl[end] = fl[i]; fl[i] = f
                 continue
             busy_enter(st.busy, ck)
         if i == 0:
-            v = -mid_search(st, O ^ f, P ^ f ^ bit, depth - 1, -beta, -alpha, ply + 1, pv)
+            v = -mid_search(st, b_xor(O, f), b_mover(P, f, sq), depth - 1, -beta, -alpha, ply + 1, pv)
         else:
             st.pv_len[ply + 1] = ply + 1
-            v = -mid_search(st, O ^ f, P ^ f ^ bit, depth - 1, -alpha - 1, -alpha, ply + 1, False)
+            v = -mid_search(st, b_xor(O, f), b_mover(P, f, sq), depth - 1, -alpha - 1, -alpha,
+                            ply + 1, False)
             if pv and v > alpha and v < beta and not st.aborted:
-                v = -mid_search(st, O ^ f, P ^ f ^ bit, depth - 1, -beta, -alpha, ply + 1, True)
+                v = -mid_search(st, b_xor(O, f), b_mover(P, f, sq), depth - 1, -beta, -alpha,
+                                ply + 1, True)
         if ck:
             busy_leave(st.busy, ck)
         i += 1
@@ -412,7 +594,7 @@ cdef int mid_search(SearchState* st, u64 P, u64 O, int depth, int alpha, int bet
     return best
 
 
-cdef void root_iteration(SearchState* st, u64 P, u64 O, int depth, int alpha, int beta,
+cdef void root_iteration(SearchState* st, board_t P, board_t O, int depth, int alpha, int beta,
                          bint eg) noexcept nogil:
     """Search every root move once within (alpha, beta): midgame to depth (centi-discs) or, if eg,
     the exact solver (discs). The best multipv moves get exact scores (FLAG_EXACT) unless the
@@ -421,7 +603,7 @@ cdef void root_iteration(SearchState* st, u64 P, u64 O, int depth, int alpha, in
     cdef int K = st.multipv, found = 0, i, j, sq, v, a, kth
     cdef int top[64]
     cdef bint searched_pv
-    cdef u64 f, bit, cP, cO
+    cdef board_t f, cP, cO
     cdef RootMove tmp
     cdef RootMove* rm
     for i in range(st.nroot):
@@ -430,10 +612,9 @@ cdef void root_iteration(SearchState* st, u64 P, u64 O, int depth, int alpha, in
     for i in range(st.nroot):
         rm = &st.root[i]
         sq = rm.move
-        bit = (<u64>1) << sq
-        f = bb_flips(P, O, sq)
-        cP = O ^ f
-        cO = P ^ f ^ bit
+        f = b_flips(st, P, O, sq)
+        cP = b_xor(O, f)
+        cO = b_mover(P, f, sq)
         a = alpha
         if found >= K and top[K - 1] > a:
             a = top[K - 1]
@@ -492,18 +673,22 @@ cdef void root_iteration(SearchState* st, u64 P, u64 O, int depth, int alpha, in
         st.root[j] = tmp
 
 
-cdef void order_root(SearchState* st, u64 P, u64 O) noexcept nogil:
+cdef void order_root(SearchState* st, board_t P, board_t O) noexcept nogil:
     """Initial root order: fewest opponent replies, then square quality."""
     cdef int i, j, sq, v
-    cdef int vals[64]
-    cdef u64 f, bit, om
+    cdef int vals_stack[64]
+    cdef int* vals
+    cdef board_t f, om
     cdef RootMove tmp
+    if board_t is u64:
+        vals = vals_stack
+    else:
+        vals = st.wide.root_vals
     for i in range(st.nroot):
         sq = st.root[i].move
-        bit = (<u64>1) << sq
-        f = bb_flips(P, O, sq)
-        om = bb_moves(O ^ f, P ^ f ^ bit, st.mask)
-        vals[i] = st.order[sq] - 16 * (oe_popcount(om) + oe_popcount(om & st.ev.corners))
+        f = b_flips(st, P, O, sq)
+        om = b_moves(st, b_xor(O, f), b_mover(P, f, sq))
+        vals[i] = b_order(st, P, sq) - 16 * (b_popcount(om) + b_corners(st, om))
     for i in range(1, st.nroot):
         tmp = st.root[i]
         v = vals[i]
@@ -565,6 +750,171 @@ cdef void* helper_main(void* arg) noexcept nogil:
     return NULL
 
 
+cdef void search_iterate(Search self, board_t P, board_t O, int depth, int alpha, int beta,
+                         bint eg) except *:
+    """One root iteration: on 8x8 with the helper threads (Search._iterate), on wide boards on
+    the calling thread alone."""
+    if board_t is u64:
+        self._iterate(P, O, depth, alpha, beta, eg)
+    else:
+        with nogil:
+            root_iteration(&self.st, P, O, depth, alpha, beta, eg)
+
+
+cdef object search_run(Search self, board_t P, board_t O, board_t root_moves, int max_depth,
+                       u64 max_nodes, double soft_time, double hard_time, int multipv,
+                       object callback, int contempt, int solve, int solve_lead, bint selective,
+                       double solve_time):
+    """The body of Search.run and Search.run_n, once for every board width (the state is set up
+    for the board by the caller; solve_time: the expected time of an exact solve from here)."""
+    cdef board_t moves, m
+    cdef int depth, empties, i, delta, alpha, beta, guess, done_depth, lead
+    cdef int eg_alpha, eg_beta
+    cdef bint exact = False, eg_done = False, aborted = False
+    cdef double elapsed
+    cdef SearchState* st = &self.st
+    st.nodes = 0
+    st.max_nodes = max_nodes
+    st.check_at = POLL_NODES if (max_nodes == 0 or max_nodes > POLL_NODES) else max_nodes
+    st.hard_time = hard_time
+    st.aborted = 0
+    st.seldepth = 0
+    st.contempt = contempt
+    st.selective = 0
+    self.table.age = (self.table.age + 1) & 255
+    moves = b_moves(st, P, O)
+    if not b_any(moves):
+        return ([], 0, 0, False)
+    if b_any(b_and(moves, root_moves)):
+        moves = b_and(moves, root_moves)
+    st.nroot = 0
+    m = moves
+    while b_any(m):
+        i = b_pop(&m)
+        st.root[st.nroot].move = i
+        st.root[st.nroot].flag = FLAG_NONE
+        st.root[st.nroot].score = 0
+        st.root[st.nroot].pv_len = 1
+        st.root[st.nroot].pv[0] = i
+        st.nroot += 1
+    order_root(st, P, O)
+    st.multipv = max(1, min(multipv, st.nroot, 64))
+    if board_t is u64:
+        self._start_helpers()
+    else:
+        self.node_total = 0
+        st.flushed = 0
+        st.shared_nodes = NULL
+        st.busy = NULL
+        st.nthreads = 1
+    empties = b_empties(st, P, O)
+    if solve_lead < 0:
+        lead = 10 if solve != SOLVE_AUTO else 8
+    else:
+        lead = solve_lead
+    result = [(st.root[0].move, 0, (st.root[0].move,))]
+    done_depth = 0
+    guess = 0
+    depth = 0
+    while True:
+        depth = done_depth + 1
+        if solve != SOLVE_AUTO:
+            eg_turn = depth + lead > empties or depth > SOLVE_PREP_DEPTH
+        elif max_depth >= empties:
+            eg_turn = depth + lead > empties
+            if hard_time > 0:
+                # hand over early when the solve should fit in the time left, never when not (the
+                # estimate is near the worst case, so 80% of what is left is margin enough)
+                fits = solve_time <= 0.8 * (hard_time - (now_seconds() - st.start))
+                eg_turn = fits and (eg_turn or depth > 8)
+        else:
+            eg_turn = False
+        if eg_turn:
+            st.selective = 0
+            # exact (or win/loss/draw) solve, aspiration around the midgame estimate
+            if solve == SOLVE_WLD:
+                eg_alpha, eg_beta = -1, 1
+            else:
+                g = int(round(guess / 100.0))
+                eg_alpha, eg_beta = g - EG_ROOT_WINDOW, g + EG_ROOT_WINDOW
+                if st.multipv > 1 or EG_ROOT_WINDOW == 0:
+                    eg_alpha, eg_beta = -EG_INF, EG_INF
+            while True:
+                search_iterate(self, P, O, empties, eg_alpha, eg_beta, True)
+                if st.aborted:
+                    break
+                v = st.root[0].score
+                if solve == SOLVE_WLD:
+                    break
+                if v <= eg_alpha:
+                    eg_alpha, eg_beta = -EG_INF, v + 1
+                elif v >= eg_beta:
+                    eg_alpha, eg_beta = v - 1, EG_INF
+                else:
+                    break
+            if st.aborted:
+                aborted = True
+                break
+            eg_done = True
+            exact = solve != SOLVE_WLD
+            done_depth = empties
+            result = self._lines(st.multipv, True, solve == SOLVE_WLD, True)
+            if callback is not None:
+                callback(done_depth, st.seldepth, exact, self._nodes(),
+                         now_seconds() - st.start, result)
+            break
+        if depth > max_depth:
+            break
+        # forward pruning only where it can not spoil a proven score
+        # (and not before a requested solve, whose ordering and first guess it would blur)
+        st.selective = 1 if (selective and depth < empties and solve == SOLVE_AUTO) else 0
+        if st.multipv > 1 or depth < 4:
+            alpha, beta = -SCORE_INF, SCORE_INF
+            delta = 0
+        else:
+            delta = 60
+            alpha, beta = guess - delta, guess + delta
+        while True:
+            search_iterate(self, P, O, depth, alpha, beta, False)
+            if st.aborted:
+                break
+            v = st.root[0].score
+            if v <= alpha and alpha > -SCORE_INF:
+                delta *= 2
+                if self.threads == 1 or board_t is not u64:
+                    alpha, beta = max(-SCORE_INF, v - delta), v + 1
+                else:
+                    # results mixed from several depths can swing: only ever widen
+                    alpha = max(-SCORE_INF, v - delta)
+            elif v >= beta and beta < SCORE_INF:
+                delta *= 2
+                if self.threads == 1 or board_t is not u64:
+                    alpha, beta = v - 1, min(SCORE_INF, v + delta)
+                else:
+                    beta = min(SCORE_INF, v + delta)
+            else:
+                break
+        if st.aborted:
+            aborted = True
+            # a move that beat the old best in the unfinished iteration is worth taking
+            if st.multipv == 1 and st.root_done > 0 and (
+                    st.root[0].flag == FLAG_EXACT or st.root[0].flag == FLAG_LOWER):
+                result = self._lines(1, False, False, True)
+            break
+        done_depth = depth
+        guess = st.root[0].score
+        result = self._lines(st.multipv, False, False, True)
+        exact = depth >= empties
+        elapsed = now_seconds() - st.start
+        if callback is not None:
+            callback(depth, st.seldepth, exact, self._nodes(), elapsed, result)
+        if exact or st.stop[0]:
+            break
+        if soft_time > 0 and elapsed >= soft_time:
+            break
+    return (result, done_depth, self._nodes(), exact)
+
+
 cdef class Search:
     """Owns the transposition table, the stop flag and the search threads; runs one search at a
     time.
@@ -579,6 +929,7 @@ cdef class Search:
     cdef int user_stop          # stop(): every thread stops
     cdef int helper_stop        # the helpers stop (also when the main thread's iteration ends)
     cdef u64 node_total
+    cdef WideCtx* wide          # move lists and root moves of wide boards (allocated on first use)
     cdef public int hash_mb
     cdef readonly int threads
 
@@ -591,6 +942,9 @@ cdef class Search:
         self.st.nthreads = 1
         self.st.thread_id = 0
         self.st.mask = 0
+        self.st.wide_n = 0
+        self.st.pass_move = 64
+        self.st.root = self.st.root_store
         self.user_stop = 0
         self.helpers = NULL
         self.jobs = NULL
@@ -610,6 +964,8 @@ cdef class Search:
         self.jobs = NULL
         free(self.busy)
         self.busy = NULL
+        free(self.wide)
+        self.wide = NULL
 
     def resize(self, int hash_mb):
         """Set the transposition table size in MiB (clears it)."""
@@ -667,7 +1023,7 @@ cdef class Search:
         """Nodes searched so far in this run, all threads together."""
         cdef u64 n = self.st.nodes
         cdef int k
-        if self.threads > 1:
+        if self.threads > 1 and self.st.wide_n == 0:
             for k in range(self.threads - 1):
                 n += self.helpers[k].nodes
         return n
@@ -687,6 +1043,7 @@ cdef class Search:
         for k in range(self.threads - 1):
             h = &self.helpers[k]
             memcpy(h, &self.st, sizeof(SearchState))
+            h.root = h.root_store
             h.thread_id = k + 1
             h.stop = &self.helper_stop
             h.hard_time = 0
@@ -730,6 +1087,15 @@ cdef class Search:
 
     cdef void _prepare(self, u64 mask) except *:
         cdef int sq, k
+        if self.st.wide_n:
+            # back from a wide board: its table entries mean nothing here
+            self.st.wide_n = 0
+            self.st.mask = 0
+            tt_clear(&self.table)
+        self.st.pass_move = 64
+        self.st.root = self.st.root_store
+        self.st.geo = NULL
+        self.st.wide = NULL
         if mask != self.st.mask:
             eval_ctx_init(&self.st.ev, mask)
             if self.st.mask != 0:         # a fresh table is already empty (and not yet touched)
@@ -745,6 +1111,23 @@ cdef class Search:
                 for k in range(4):
                     if (self.st.ev.quadrant[k] >> sq) & 1:
                         self.st.quad_of[sq] = self.st.ev.quadrant[k]
+
+    cdef void _prepare_wide(self, int size) except *:
+        """Set the state up for a size x size board (9..26)."""
+        if self.wide == NULL:
+            self.wide = <WideCtx*>calloc(1, sizeof(WideCtx))
+            if self.wide == NULL:
+                raise MemoryError("cannot allocate the move lists of a wide board")
+        if self.st.wide_n != size:
+            tt_clear(&self.table)
+            self.st.wide_n = size
+            self.st.mask = 0
+            self.st.geo = &WGEO[size]
+            self.st.wev = weval_for(size)
+            self.st.squares = size * size
+        self.st.wide = self.wide
+        self.st.root = self.wide.root
+        self.st.pass_move = size * size
 
     def _lines(self, int count, bint eg, bint wld, bint only_exact):
         """The first count root moves as (move, score in centi-discs, pv) tuples."""
@@ -787,151 +1170,55 @@ cdef class Search:
         the midgame iterations that can not reach the end of the game. pattern: evaluate with the
         pattern weights where they apply (8x8, weights loaded), else with the classic features.
         """
-        cdef u64 moves, m
-        cdef int depth, empties, i, delta, alpha, beta, guess, done_depth, lead
-        cdef int eg_alpha, eg_beta
-        cdef bint exact = False, eg_done = False, aborted = False
-        cdef double elapsed
         cdef SearchState* st = &self.st
+        cdef double solve_time = solve_seconds(oe_popcount(mask & ~(P | O)))
         st.start = now_seconds()
         self._prepare(mask)
         use_pattern = 1 if (pattern and mask == FULL_MASK_C and oe_pw != NULL) else 0
         if use_pattern != st.ev.pattern:
             st.ev.pattern = use_pattern
             tt_clear(&self.table)         # its bounds came from the other evaluation
-        st.nodes = 0
-        st.max_nodes = max_nodes
-        st.check_at = POLL_NODES if (max_nodes == 0 or max_nodes > POLL_NODES) else max_nodes
-        st.hard_time = hard_time
-        st.aborted = 0
-        st.seldepth = 0
-        st.contempt = contempt
-        st.selective = 0
-        self.table.age = (self.table.age + 1) & 255
-        moves = bb_moves(P, O, mask)
-        if moves == 0:
-            return ([], 0, 0, False)
-        if root_moves and (moves & root_moves):
-            moves &= root_moves
-        st.nroot = 0
-        m = moves
-        while m:
-            st.root[st.nroot].move = oe_ctz(m)
-            st.root[st.nroot].flag = FLAG_NONE
-            st.root[st.nroot].score = 0
-            st.root[st.nroot].pv_len = 1
-            st.root[st.nroot].pv[0] = oe_ctz(m)
-            st.nroot += 1
-            m &= m - 1
-        order_root(st, P, O)
-        st.multipv = max(1, min(multipv, st.nroot))
-        self._start_helpers()
-        empties = oe_popcount(mask & ~(P | O))
-        if solve_lead < 0:
-            lead = 10 if solve != SOLVE_AUTO else 8
-        else:
-            lead = solve_lead
-        result = [(st.root[0].move, 0, (st.root[0].move,))]
-        done_depth = 0
-        guess = 0
-        depth = 0
-        while True:
-            depth = done_depth + 1
-            if solve != SOLVE_AUTO:
-                eg_turn = depth + lead > empties or depth > SOLVE_PREP_DEPTH
-            elif max_depth >= empties:
-                eg_turn = depth + lead > empties
-                if hard_time > 0:
-                    # hand over early when the solve should fit in the time left, never when not (the
-                    # estimate is near the worst case, so 80% of what is left is margin enough)
-                    fits = solve_seconds(empties) <= 0.8 * (hard_time - (now_seconds() - st.start))
-                    eg_turn = fits and (eg_turn or depth > 8)
-            else:
-                eg_turn = False
-            if eg_turn:
-                st.selective = 0
-                # exact (or win/loss/draw) solve, aspiration around the midgame estimate
-                if solve == SOLVE_WLD:
-                    eg_alpha, eg_beta = -1, 1
-                else:
-                    g = int(round(guess / 100.0))
-                    eg_alpha, eg_beta = g - EG_ROOT_WINDOW, g + EG_ROOT_WINDOW
-                    if st.multipv > 1 or EG_ROOT_WINDOW == 0:
-                        eg_alpha, eg_beta = -EG_INF, EG_INF
-                while True:
-                    self._iterate(P, O, empties, eg_alpha, eg_beta, True)
-                    if st.aborted:
-                        break
-                    v = st.root[0].score
-                    if solve == SOLVE_WLD:
-                        break
-                    if v <= eg_alpha:
-                        eg_alpha, eg_beta = -EG_INF, v + 1
-                    elif v >= eg_beta:
-                        eg_alpha, eg_beta = v - 1, EG_INF
-                    else:
-                        break
-                if st.aborted:
-                    aborted = True
-                    break
-                eg_done = True
-                exact = solve != SOLVE_WLD
-                done_depth = empties
-                result = self._lines(st.multipv, True, solve == SOLVE_WLD, True)
-                if callback is not None:
-                    callback(done_depth, st.seldepth, exact, self._nodes(),
-                             now_seconds() - st.start, result)
-                break
-            if depth > max_depth:
-                break
-            # forward pruning only where it can not spoil a proven score
-            # (and not before a requested solve, whose ordering and first guess it would blur)
-            st.selective = 1 if (selective and depth < empties and solve == SOLVE_AUTO) else 0
-            if st.multipv > 1 or depth < 4:
-                alpha, beta = -SCORE_INF, SCORE_INF
-                delta = 0
-            else:
-                delta = 60
-                alpha, beta = guess - delta, guess + delta
-            while True:
-                self._iterate(P, O, depth, alpha, beta, False)
-                if st.aborted:
-                    break
-                v = st.root[0].score
-                if v <= alpha and alpha > -SCORE_INF:
-                    delta *= 2
-                    if self.threads == 1:
-                        alpha, beta = max(-SCORE_INF, v - delta), v + 1
-                    else:
-                        # results mixed from several depths can swing: only ever widen
-                        alpha = max(-SCORE_INF, v - delta)
-                elif v >= beta and beta < SCORE_INF:
-                    delta *= 2
-                    if self.threads == 1:
-                        alpha, beta = v - 1, min(SCORE_INF, v + delta)
-                    else:
-                        beta = min(SCORE_INF, v + delta)
-                else:
-                    break
-            if st.aborted:
-                aborted = True
-                # a move that beat the old best in the unfinished iteration is worth taking
-                if st.multipv == 1 and st.root_done > 0 and (
-                        st.root[0].flag == FLAG_EXACT or st.root[0].flag == FLAG_LOWER):
-                    result = self._lines(1, False, False, True)
-                break
-            done_depth = depth
-            guess = st.root[0].score
-            result = self._lines(st.multipv, False, False, True)
-            exact = depth >= empties
-            elapsed = now_seconds() - st.start
-            if callback is not None:
-                callback(depth, st.seldepth, exact, self._nodes(), elapsed, result)
-            if exact or st.stop[0]:
-                break
-            if soft_time > 0 and elapsed >= soft_time:
-                break
-        return (result, done_depth, self._nodes(), exact)
+        return search_run(self, P, O, root_moves, max_depth, max_nodes, soft_time, hard_time,
+                          multipv, callback, contempt, solve, solve_lead, selective, solve_time)
+
+    def run_n(self, P, O, int size, int max_depth=60, u64 max_nodes=0,
+              double soft_time=0.0, double hard_time=0.0, root_moves=0, int multipv=1,
+              object callback=None, *, int contempt=0, int solve=SOLVE_AUTO, int solve_lead=-1,
+              bint selective=True, bint pattern=False):
+        """run() on a size x size board (3..26): the same arguments, results and callbacks, with
+        boards and root_moves as ints of that size (see legal_moves_n) and moves as its square
+        numbers; a pass is pass_code(size). Sizes 3..8 forward to run() with board_mask(size).
+        On wide boards the search runs on one thread whatever set_threads says, and pattern
+        does not apply (the classic evaluation's features are used)."""
+        cdef w2 p2, o2, r2
+        cdef w11 p11, o11, r11
+        cdef SearchState* st = &self.st
+        cdef int empties
+        cdef double solve_time
+        check_size(size)
+        if size <= 8:
+            return self.run(P, O, board_mask(size), max_depth, max_nodes, soft_time, hard_time,
+                            root_moves, multipv, callback, contempt=contempt, solve=solve,
+                            solve_lead=solve_lead, selective=selective, pattern=pattern)
+        check_board(P, size, "P")
+        check_board(O, size, "O")
+        check_board(root_moves, size, "root_moves")
+        st.start = now_seconds()
+        self._prepare_wide(size)
+        empties = size * size - bin(P).count("1") - bin(O).count("1")
+        solve_time = solve_seconds_n(empties, size)
+        if size <= 11:
+            words_from_int(P, p2.w, 2)
+            words_from_int(O, o2.w, 2)
+            words_from_int(root_moves, r2.w, 2)
+            return search_run(self, p2, o2, r2, max_depth, max_nodes, soft_time, hard_time,
+                              multipv, callback, contempt, solve, solve_lead, selective,
+                              solve_time)
+        words_from_int(P, p11.w, 11)
+        words_from_int(O, o11.w, 11)
+        words_from_int(root_moves, r11.w, 11)
+        return search_run(self, p11, o11, r11, max_depth, max_nodes, soft_time, hard_time,
+                          multipv, callback, contempt, solve, solve_lead, selective, solve_time)
 
 
 def solve_seconds(int empties):
@@ -941,6 +1228,16 @@ def solve_seconds(int empties):
     games (2-core machine under load): medians 16 empties 30 ms, 18: 0.13 s, 20: 0.9 s, 22: 4.2 s,
     worst of five 0.32 s at 18, 1.4 s at 20, 5 s at 22; the model sits near the worst case."""
     return 1.5 * 2.4 ** (empties - 20)
+
+
+def solve_seconds_n(int empties, int size):
+    """solve_seconds for a size x size board (3..26): the same tree-size model, times the cost
+    of a node of the wide kernels over an 8x8 one (measured with scripts/bench_search.py
+    --size N: about 4 times on the two-word boards, 9x9 to 11x11, and 12 times on the larger)."""
+    check_size(size)
+    if size <= 8:
+        return solve_seconds(empties)
+    return solve_seconds(empties) * (4.0 if size <= 11 else 12.0)
 
 
 cdef int square_order_value(EvalCtx* c, int sq):

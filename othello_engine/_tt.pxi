@@ -17,7 +17,7 @@ from libc.string cimport memcpy, memset
 
 cdef enum:
     TT_NONE = 32000
-    TT_NO_MOVE = 255
+    TT_NO_MOVE = 0xFFFF      # no square of any board (up to 26 x 26 = 676 squares)
     TT_SOLVED = 100
     TT_BUCKET = 4
 
@@ -26,10 +26,9 @@ cdef struct TTEntry:
     u64 key
     short lower
     short upper
-    unsigned char move
+    unsigned short move
     unsigned char depth
     unsigned char age
-    unsigned char spare
 
 
 cdef struct TTable:
@@ -210,7 +209,7 @@ cdef inline void tt_store(TTable* t, u64 key, int depth, int lower, int upper, i
             slot = b + i
             if e.depth > depth and e.age == t.age:
                 if move != TT_NO_MOVE and e.move == TT_NO_MOVE:
-                    e.move = <unsigned char>move
+                    e.move = <unsigned short>move
                     tt_write(slot, e)
                 return
             if e.depth == depth and e.age == t.age:
@@ -232,8 +231,7 @@ cdef inline void tt_store(TTable* t, u64 key, int depth, int lower, int upper, i
     n.key = key
     n.lower = <short>lower
     n.upper = <short>upper
-    n.move = <unsigned char>move
+    n.move = <unsigned short>move
     n.depth = <unsigned char>depth
     n.age = t.age
-    n.spare = 0
     tt_write(slot, &n)

@@ -17,6 +17,9 @@
 # 8x8, the opponent discs of the first and last columns are left out of the horizontal and
 # diagonal fills, so that no run wraps from one row to the next.
 
+from libc.string cimport memcpy, memset
+
+
 cdef enum:
     WMAX_WORDS = 11
     WMAX_SQ = 676            # 26 * 26
@@ -45,6 +48,8 @@ cdef struct WGeo:
     u64 inner[WMAX_WORDS]    # columns 1 .. n-2 (horizontal and diagonal runs never wrap in them)
     u64 not_first[WMAX_WORDS]  # every column but the first
     u64 not_last[WMAX_WORDS]   # every column but the last
+    u64 edge_cols[WMAX_WORDS]  # the first and last columns
+    u64 edge_rows[WMAX_WORDS]  # the first and last rows
 
 
 cdef WGeo WGEO[27]
@@ -68,6 +73,8 @@ cdef void wgeo_init(WGeo* g, int n) noexcept:
         g.inner[k] = 0
         g.not_first[k] = 0
         g.not_last[k] = 0
+        g.edge_cols[k] = 0
+        g.edge_rows[k] = 0
     for r in range(n):
         for c in range(n):
             sq = r * n + c
@@ -78,6 +85,10 @@ cdef void wgeo_init(WGeo* g, int n) noexcept:
                 g.not_first[sq >> 6] |= (<u64>1) << (sq & 63)
             if c < n - 1:
                 g.not_last[sq >> 6] |= (<u64>1) << (sq & 63)
+            if c == 0 or c == n - 1:
+                g.edge_cols[sq >> 6] |= (<u64>1) << (sq & 63)
+            if r == 0 or r == n - 1:
+                g.edge_rows[sq >> 6] |= (<u64>1) << (sq & 63)
 
 
 for _n in range(9, 27):
@@ -215,6 +226,17 @@ cdef inline wide_t w_shift(wide_t x, int s) noexcept nogil:
     if s > 0:
         return w_shl(x, s)
     return w_shr(x, -s)
+
+
+cdef inline wide_t w_neighbours(wide_t x, const WGeo* g) noexcept nogil:
+    """Squares next to a square of x in any of the eight directions (may include occupied ones)."""
+    cdef int n = g.n
+    cdef wide_t l = w_and(x, w_load(x, g.not_first)), r = w_and(x, w_load(x, g.not_last))
+    cdef wide_t out = w_or(w_shl(x, n), w_shr(x, n))
+    out = w_or(out, w_or(w_shl(r, 1), w_shr(l, 1)))
+    out = w_or(out, w_or(w_shl(r, n + 1), w_shr(l, n + 1)))
+    out = w_or(out, w_or(w_shl(l, n - 1), w_shr(r, n - 1)))
+    return w_and(out, w_load(x, g.full))
 
 
 # --- the rules ---------------------------------------------------------------------------------

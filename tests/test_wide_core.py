@@ -174,3 +174,167 @@ def test_bad_input_raises() -> None:
     with pytest.raises(ValueError):
         _core.symmetry_n(0, 8, 10)
     assert _core.pass_code(8) == 64 and _core.pass_code(10) == 100 and _core.pass_code(26) == 676
+
+
+# --- the search on wide boards --------------------------------------------------------------------
+
+def endgame_positions(size: int, empties: int, count: int, seed: int) -> list[tuple[ref.Grid, str]]:
+    """Positions of random games with `empties` empty squares and the side to move able to move."""
+    rng = random.Random(seed)
+    out = []
+    while len(out) < count:
+        for grid, color, _move in ref.random_game(size, rng):
+            if sum(row.count(ref.EMPTY) for row in grid) == empties:
+                if ref.status(grid, color) == "move":
+                    out.append((grid, color))
+                break
+    return out
+
+
+def legal_squares(grid: ref.Grid, color: str) -> set[int]:
+    size = len(grid)
+    return {square(size, r, c) for r, c in ref.legal_moves(grid, color)}
+
+
+@pytest.mark.parametrize("size", [10, 12])
+def test_exact_solves_match_the_reference_solver(size: int) -> None:
+    search = _core.Search(8)
+    for grid, color in endgame_positions(size, 8, 3, seed=size):
+        P, O = sides(grid, color)
+        expected = ref.solve(grid, color)
+        lines, depth, nodes, exact = search.run_n(P, O, size, solve=1)
+        assert exact and lines[0][1] == 100 * expected
+        best = lines[0][0]
+        r, c = divmod(best, size)
+        assert -ref.solve(ref.play(grid, color, (r, c)), ref.other(color)) == expected
+        # win/loss/draw
+        lines, _, _, _ = search.run_n(P, O, size, solve=2)
+        assert lines[0][1] == (100 if expected > 0 else -100 if expected < 0 else 0)
+
+
+def test_multipv_solve_scores_every_move_exactly() -> None:
+    (grid, color), = endgame_positions(10, 8, 1, seed=3)
+    P, O = sides(grid, color)
+    moves = legal_squares(grid, color)
+    lines, _, _, exact = _core.Search(8).run_n(P, O, 10, solve=1, multipv=len(moves))
+    assert exact and {m for m, _, _ in lines} == moves
+    for move, score, pv in lines:
+        r, c = divmod(move, 10)
+        assert score == -100 * ref.solve(ref.play(grid, color, (r, c)), ref.other(color))
+        assert pv[0] == move
+    assert [s for _, s, _ in lines] == sorted((s for _, s, _ in lines), reverse=True)
+
+
+def test_midgame_exact_depth_matches_the_solver() -> None:
+    """A midgame search to the end (depth = empties, no probcut) is a solve too."""
+    (grid, color), = endgame_positions(11, 7, 1, seed=11)
+    P, O = sides(grid, color)
+    lines, _, _, exact = _core.Search(8).run_n(P, O, 11, max_depth=7, solve_lead=0,
+                                               selective=False)
+    assert exact and lines[0][1] == 100 * ref.solve(grid, color)
+
+
+def pv_is_playable(grid: ref.Grid, color: str, pv: tuple[int, ...]) -> bool:
+    size = len(grid)
+    for sq in pv:
+        if sq == _core.pass_code(size):
+            if ref.status(grid, color) != "pass":
+                return False
+            color = ref.other(color)
+            continue
+        r, c = divmod(sq, size)
+        if (r, c) not in ref.legal_moves(grid, color):
+            return False
+        grid = ref.play(grid, color, (r, c))
+        color = ref.other(color)
+    return True
+
+
+@pytest.mark.parametrize("size", [9, 10, 13, 16, 26])
+def test_midgame_search_plays_legal_lines(size: int) -> None:
+    rng = random.Random(size)
+    game = ref.random_game(size, rng)
+    search = _core.Search(8)
+    seen = []
+    for grid, color, _move in game[len(game) // 3::max(1, len(game) // 4)][:3]:
+        if ref.status(grid, color) != "move":
+            continue
+        P, O = sides(grid, color)
+        depths = []
+        lines, depth, nodes, exact = search.run_n(
+            P, O, size, max_depth=4, multipv=2,
+            callback=lambda d, sd, ex, n, t, ls: depths.append((d, len(ls))))
+        assert depth == 4 and nodes > 0 and not exact
+        assert [d for d, _ in depths] == [1, 2, 3, 4]
+        assert lines[0][0] in legal_squares(grid, color)
+        assert len(lines) == min(2, len(legal_squares(grid, color)))
+        for move, _score, pv in lines:
+            assert pv[0] == move and pv_is_playable(grid, color, pv)
+        seen.append(lines[0][0])
+    assert seen
+
+
+def test_search_limits_and_root_moves() -> None:
+    grid = ref.random_game(12, random.Random(4))[30][0]
+    color = ref.BLACK if sum(r.count(ref.EMPTY) for r in grid) % 2 == 0 else ref.WHITE
+    if ref.status(grid, color) != "move":
+        color = ref.other(color)
+    P, O = sides(grid, color)
+    search = _core.Search(8)
+    _, _, nodes, _ = search.run_n(P, O, 12, max_depth=30, max_nodes=5000)
+    assert 0 < nodes <= 5000 + 64
+    legal = sorted(legal_squares(grid, color))
+    only = legal[-1]
+    lines, _, _, _ = search.run_n(P, O, 12, max_depth=3, root_moves=1 << only)
+    assert [m for m, _, _ in lines] == [only]
+    search.stop()
+    lines, depth, _, _ = search.run_n(P, O, 12, max_depth=10)
+    assert depth <= 1 and lines and lines[0][0] in legal     # stopped at once (as run does)
+    search.reset_stop()
+
+
+def test_switching_sizes_keeps_results() -> None:
+    """A table shared by boards of different sizes is cleared between them: each search gives what
+    a fresh one gives."""
+    b8 = (0x0000000810000000, 0x0000001008000000)
+    grid = ref.start_grid(10)
+    P, O = sides(grid, ref.BLACK)
+    fresh8 = _core.Search(8).run(*b8, _core.FULL_MASK, 8)[:3]
+    fresh10 = _core.Search(8).run_n(P, O, 10, max_depth=6)[:3]
+    s = _core.Search(8)
+    assert s.run_n(P, O, 10, max_depth=6)[:3] == fresh10
+    assert s.run(*b8, _core.FULL_MASK, 8)[:3] == fresh8
+    assert s.run_n(P, O, 10, max_depth=6)[:3] == fresh10
+    assert s.run_n(*b8, 8, max_depth=8)[:3] == fresh8
+
+
+@pytest.mark.parametrize("size", [10, 14, 26])
+def test_evaluation_terms_are_symmetric(size: int) -> None:
+    """Every term but parity changes sign when the sides swap, and no term changes under the
+    board's symmetries (even sizes: the quadrants map onto each other)."""
+    rng = random.Random(size)
+    for grid, color, _move in ref.random_game(size, rng)[::size * 3]:
+        P, O = sides(grid, color)
+        terms = _core.evaluation_terms_n(P, O, size)
+        swapped = _core.evaluation_terms_n(O, P, size)
+        assert set(terms) == set(_core.FEATURE_NAMES) | {"total"}
+        for name in _core.FEATURE_NAMES:
+            if name != "parity":
+                assert terms[name] == -swapped[name], name
+        for k in range(1, 8):
+            assert _core.evaluation_terms_n(_core.symmetry_n(P, k, size),
+                                            _core.symmetry_n(O, k, size), size) == terms
+        assert _core.evaluate_position_n(P, O, size) == terms["total"]
+
+
+def test_evaluation_of_corners_and_finished_games() -> None:
+    size = 12
+    corner = 0
+    # P holds a1 and the whole first row: corners, stability and the edge all count for P
+    P = (1 << size) - 1
+    O = 1 << (size + 3)
+    terms = _core.evaluation_terms_n(P, O, size)
+    assert terms["corners"] > 0 and terms["stability"] > 0
+    full = (1 << size * size) - 1
+    P = full & ~(1 << corner)
+    assert _core.evaluation_terms_n(P, 0, size)["total"] == 100 * size * size
