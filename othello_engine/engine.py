@@ -232,7 +232,7 @@ class Engine:
         if clock is not None:
             inc = limit.black_inc if board.turn == BLACK else limit.white_inc
             return timeman.clock_budget(clock, inc, limit.moves_to_go, board.empties,
-                                        self.move_overhead)
+                                        self.move_overhead, timeman.solve_model(board.size))
         return timeman.Budget(None, None)
 
     def can_search(self, size: int) -> bool:

@@ -96,6 +96,16 @@ DEFAULT_SOLVE = SolveModel(seconds_at_20=_core.solve_seconds(20),
 so that the plan and the search agree on when the result can be proven."""
 
 
+def solve_model(size: int) -> SolveModel:
+    """The solve estimate of a size x size board: DEFAULT_SOLVE up to 8x8; beyond, the core's own
+    estimate for that size (``_core.solve_seconds_n``: the same tree, dearer nodes), so that the
+    plan and the search's gate agree there too."""
+    if size <= 8 or not hasattr(_core, "solve_seconds_n"):
+        return DEFAULT_SOLVE
+    at_20 = _core.solve_seconds_n(20, size)
+    return SolveModel(seconds_at_20=at_20, growth=_core.solve_seconds_n(21, size) / at_20)
+
+
 def own_moves_left(empties: int) -> int:
     """Moves the side to move still plays if nobody passes: half the empties, rounded up."""
     return max(1, (empties + 1) // 2)
