@@ -362,3 +362,47 @@ def test_process_go_answers_a_legal_move_on_a_wide_board(engine, size: int, go: 
         for m in pv:
             child.play(m)
     assert engine.sync() == []
+
+
+def test_process_clock_on_26x26_answers_within_its_share(engine) -> None:
+    """A 26x26 game has 672 moves: a 60 s clock must not be spent as if 30 moves remained."""
+    engine.send("position startpos 26")
+    sent = engine.send("go btime 60000 wtime 60000")
+    got, stamp = engine.until(lambda s: s.startswith("bestmove"), timeout=30)
+    assert got[-1].split()[1] in Ref(26).moves()
+    assert stamp - sent < 2.0      # about 60 s / 336 moves each (and far from 60 s / 30)
+
+
+def test_process_exact_solve_on_10x10_matches_the_reference_solver(engine) -> None:
+    rng = random.Random(3)
+    grid, color = rr.start_grid(10), rr.BLACK
+    while sum(row.count(rr.EMPTY) for row in grid) > 9 or rr.status(grid, color) != "move":
+        st = rr.status(grid, color)
+        if st == "over":      # restart the game: this one ended with too many empties
+            grid, color = rr.start_grid(10), rr.BLACK
+            continue
+        move = rng.choice(rr.legal_moves(grid, color)) if st == "move" else None
+        grid, color = rr.play(grid, color, move), rr.other(color)
+    cells = rr.grid_text(grid)
+    engine.send(f"position board {cells} {'b' if color == rr.BLACK else 'w'}")
+    got = engine.ask("go exact", lambda s: s.startswith("bestmove"), timeout=60)
+    expected = rr.solve(grid, color)
+    last = [line for line in got if " score disc " in line][-1]
+    assert int(last.split(" score disc ")[1].split()[0]) == expected
+    best = got[-1].split()[1]
+    r, c = int(best[1:]) - 1, FILES.index(best[0])
+    assert -rr.solve(rr.play(grid, color, (r, c)), rr.other(color)) == expected
+
+
+def test_python_client_on_10x10() -> None:
+    from othello_engine.client import Engine as Client
+    from othello_engine.engine import Limit
+    import sys
+    board = Board(10)
+    with Client.popen([sys.executable, "-m", "othello_engine"]) as client:
+        for _ in range(6):
+            result = client.play(board, Limit(depth=2))
+            assert result.move in board.legal_moves()
+            assert all(0 <= m < 100 for m in result.info.pv)
+            board.push(result.move)
+    assert len(board.move_stack) == 6 and board.size == 10
