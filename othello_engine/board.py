@@ -321,21 +321,31 @@ class Board:
 
     def must_pass(self) -> bool:
         """True when the side to move has no move but the opponent has one."""
-        return (self.legal_moves_mask() == 0
-                and legal_moves_of(self.opponent, self.player, self.size) != 0)
+        if self.size <= FRAME_SIZE:
+            return (_core.legal_moves(self.player, self.opponent, self.mask) == 0
+                    and _core.legal_moves(self.opponent, self.player, self.mask) != 0)
+        return (_core.legal_moves_n(self.player, self.opponent, self.size) == 0
+                and _core.legal_moves_n(self.opponent, self.player, self.size) != 0)
 
     def is_game_over(self) -> bool:
         """True when neither side can move."""
-        return (self.legal_moves_mask() == 0
-                and legal_moves_of(self.opponent, self.player, self.size) == 0)
+        if self.size <= FRAME_SIZE:
+            return (_core.legal_moves(self.player, self.opponent, self.mask) == 0
+                    and _core.legal_moves(self.opponent, self.player, self.mask) == 0)
+        return (_core.legal_moves_n(self.player, self.opponent, self.size) == 0
+                and _core.legal_moves_n(self.opponent, self.player, self.size) == 0)
 
     def is_legal(self, move: Square) -> bool:
         """True if move (a square or PASS) may be played now."""
         if not isinstance(move, int):
             return False
-        if move == PASS or (move == LEGACY_PASS and self.size <= FRAME_SIZE):
+        if self.size <= FRAME_SIZE:
+            if move == PASS or move == LEGACY_PASS:
+                return self.must_pass()
+            return 0 <= move < 64 and bool(self.legal_moves_mask() >> move & 1)
+        if move == PASS:
             return self.must_pass()
-        return 0 <= move < square_count(self.size) and bool(self.legal_moves_mask() >> move & 1)
+        return 0 <= move < self.size * self.size and bool(self.legal_moves_mask() >> move & 1)
 
     def count(self, color: Color) -> int:
         """Number of discs of color."""
