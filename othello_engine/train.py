@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import gzip
 import io
+import math
 import multiprocessing
 import os
 import random
@@ -260,9 +261,49 @@ NO_SCORE = "      -"
 
 
 @dataclass(frozen=True)
+class Schedule:
+    """A value that depends on a position's empties: ``steps`` are (most empties, value) pairs in
+    increasing order, ``rest`` the value beyond the last one. Written ``12`` (the same everywhere)
+    or ``26:12,4`` (12 up to 26 empties, 4 beyond); see :func:`parse_schedule`."""
+    steps: tuple[tuple[int, float], ...] = ()
+    rest: float = 0.0
+
+    def at(self, empties: int) -> float:
+        for most, value in self.steps:
+            if empties <= most:
+                return value
+        return self.rest
+
+    def __str__(self) -> str:
+        return ",".join([f"{e}:{v:g}" for e, v in self.steps] + [f"{self.rest:g}"])
+
+
+def parse_schedule(text: str, what: str, whole: bool = False) -> Schedule:
+    """``V`` or ``E1:V1,E2:V2,...,V`` (E increasing) as a Schedule; ValueError if malformed."""
+    def number(t: str) -> float:
+        v = float(t)
+        if not math.isfinite(v) or v < 0 or (whole and v != int(v)):
+            raise ValueError
+        return v
+    try:
+        *pairs, last = text.split(",")
+        steps = []
+        for pair in pairs:
+            e, _, v = pair.partition(":")
+            steps.append((int(e), number(v)))
+        rest = number(last)
+    except ValueError:
+        raise ValueError(f"bad {what} {text!r}: expected a value or EMPTIES:VALUE,...,VALUE "
+                         f"(e.g. 26:12,4)") from None
+    if any(b[0] <= a[0] for a, b in zip(steps, steps[1:])):
+        raise ValueError(f"bad {what} {text!r}: the empties must increase")
+    return Schedule(tuple(steps), rest)
+
+
+@dataclass(frozen=True)
 class LabelSettings:
-    depth: int = 6
-    weights: Optional[str] = None     # None: results only, no search scores
+    depth: Schedule = Schedule((), 6)   # search depth by empties; 0: no score for those
+    weights: Optional[str] = None       # None: results only, no search scores
 
 
 def label_game(line: str, s: LabelSettings) -> str:
@@ -280,8 +321,9 @@ def label_game(line: str, s: LabelSettings) -> str:
         empties = 64 - _core.popcount(P | O)
         result = sign * black_diff
         score = NO_SCORE
-        if search is not None and empties > solve:
-            r = search.search(board_of(P, O), Limit(depth=s.depth))
+        depth = int(s.depth.at(empties))
+        if search is not None and empties > solve and depth > 0:
+            r = search.search(board_of(P, O), Limit(depth=depth))
             score = f"{max(-9999, min(9999, r.score)):+07d}"
         out.append(f"{cells_of(P, O)} {result:+03d} {score}\n")
     return "".join(out)
@@ -457,7 +499,7 @@ def fit_phase(idx, sc, y, canon, ridge: float, iterations: int):
 class FitSettings:
     ridge: float = 5.0
     iterations: int = 60
-    blend: float = 0.5
+    blend: Schedule = Schedule((), 0.5)    # weight of the search score, by empties
     holdout: int = 20
     window: int = 2
     phases: Optional[tuple[int, int]] = None    # fit only these phases (first, last); others 0
@@ -475,7 +517,8 @@ def fit(paths: Sequence[str], out_path: str, s: FitSettings, quiet: bool = False
     result = np.concatenate([x[2] for x in parts])
     score = np.concatenate([x[3] for x in parts])
     empties = np.concatenate([x[4] for x in parts])
-    target = np.where(np.isnan(score), result, s.blend * score + (1 - s.blend) * result)
+    blend = np.array([s.blend.at(e) for e in range(65)])[empties]
+    target = np.where(np.isnan(score), result, blend * score + (1 - blend) * result)
     # held out: every holdout-th position block of 61 (about one game in holdout)
     held = (np.arange(len(P)) // 61) % s.holdout == 0 if s.holdout else np.zeros(len(P), bool)
     idx, sc = positions_features(P, O)
@@ -604,7 +647,9 @@ def main(argv: Optional[list[str]] = None) -> int:
     lb.add_argument("games", help="game file")
     lb.add_argument("out", help="position file to append to (.gz for gzip)")
     lb.add_argument("--weights", help="pattern weights for the search scores (none: results only)")
-    lb.add_argument("--depth", type=int, default=6, help="search depth of the scores")
+    lb.add_argument("--depth", default="6",
+                    help="search depth of the scores, or a schedule by empties: 26:12,4 searches "
+                         "12 plies up to 26 empties and 4 beyond (0: no score there)")
     lb.add_argument("--limit", type=int, help="label only the first LIMIT games")
     lb.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     lb.add_argument("--cluster", metavar="ADDRESS", help=CLUSTER_HELP)
@@ -614,8 +659,9 @@ def main(argv: Optional[list[str]] = None) -> int:
     ft.add_argument("--out", required=True, help="weights file to write")
     ft.add_argument("--ridge", type=float, default=FitSettings.ridge)
     ft.add_argument("--iterations", type=int, default=FitSettings.iterations)
-    ft.add_argument("--blend", type=float, default=FitSettings.blend,
-                    help="weight of the search score against the result where both exist")
+    ft.add_argument("--blend", default=str(FitSettings.blend),
+                    help="weight of the search score against the result where both exist, or a "
+                         "schedule by empties (26:1,0.5: the score alone up to 26 empties)")
     ft.add_argument("--holdout", type=int, default=FitSettings.holdout,
                     help="hold out one game in N for the error report (0: none)")
     ft.add_argument("--phases", help="fit only phases FIRST-LAST (the others get zero weights)")
@@ -645,7 +691,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     try:
         if args.step == "label":
             t = time.monotonic()
-            n = label(args.games, args.out, LabelSettings(depth=args.depth, weights=args.weights),
+            depth = parse_schedule(args.depth, "--depth", whole=True)
+            n = label(args.games, args.out, LabelSettings(depth=depth, weights=args.weights),
                       args.jobs, args.quiet, args.limit, cluster=address)
             print(f"label: {n} games labelled into {args.out} in {time.monotonic() - t:.1f} s",
                   file=sys.stderr)
@@ -654,8 +701,9 @@ def main(argv: Optional[list[str]] = None) -> int:
             if args.phases:
                 first, _, last = args.phases.partition("-")
                 phases = (int(first), int(last or first))
+            blend = parse_schedule(args.blend, "--blend")
             fit(args.positions, args.out, FitSettings(ridge=args.ridge, iterations=args.iterations,
-                                                      blend=args.blend, holdout=args.holdout,
+                                                      blend=blend, holdout=args.holdout,
                                                       phases=phases),
                 args.quiet)
         elif args.step == "testset":

@@ -134,3 +134,43 @@ def test_cli_steps_and_the_train_subcommand(tmp_path) -> None:
     proc = subprocess.run([sys.executable, "-m", "othello_engine.train", "label", "/nonexistent",
                            positions, "-q"], capture_output=True, text=True, timeout=60)
     assert proc.returncode != 0 and "Traceback" not in proc.stderr
+
+
+def test_schedules_by_empties() -> None:
+    s = train.parse_schedule("26:12,40:8,4", "--depth", whole=True)
+    assert [s.at(e) for e in (0, 26, 27, 40, 41, 60)] == [12, 12, 8, 8, 4, 4]
+    assert str(s) == "26:12,40:8,4" and train.parse_schedule("0.5", "--blend").at(30) == 0.5
+    for bad in ("", "x", "26:12", "30:1,20:2,3", "inf", "12:1.5,4", "-1", "nan"):
+        with pytest.raises(ValueError, match="bad --depth"):
+            train.parse_schedule(bad, "--depth", whole=True)
+
+
+def test_label_depth_schedule_scores_only_the_scheduled_empties(run, tmp_path) -> None:
+    _, games, _, out, _, _ = run
+    positions = str(tmp_path / "p.txt")
+    depth = train.parse_schedule("14:2,0", "--depth", whole=True)     # search 11..14 empties only
+    train.label(games, positions, train.LabelSettings(depth=depth, weights=out), jobs=1,
+                quiet=True, limit=20)
+    scored = set()
+    with open(positions) as f:
+        for line in f:
+            empties = line[:64].count("-")
+            has_score = line[75] != "-"
+            assert has_score == (10 < empties <= 14), line
+            if has_score:
+                scored.add(empties)
+    assert scored == {11, 12, 13, 14}
+    # a blend schedule that trusts the score only where it exists changes the fitted weights
+    a, b = str(tmp_path / "a.bin"), str(tmp_path / "b.bin")
+    for path, blend in ((a, "0"), (b, "14:1,0")):
+        train.fit([positions], path, train.FitSettings(iterations=10, holdout=0, phases=(2, 3),
+                  blend=train.parse_schedule(blend, "--blend")), quiet=True, report=lambda _: None)
+    assert weights.read(a) != weights.read(b)
+
+
+def test_cli_refuses_a_bad_schedule(tmp_path) -> None:
+    proc = subprocess.run([sys.executable, "-m", "othello_engine.train", "label", "/nonexistent",
+                           str(tmp_path / "p.txt"), "--depth", "20:8,10:4,2", "-q"],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and "bad --depth '20:8,10:4,2'" in proc.stderr, proc.stderr
+    assert "Traceback" not in proc.stderr
