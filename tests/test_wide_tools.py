@@ -201,3 +201,25 @@ def test_nboard_refuses_a_10x10_game() -> None:
         assert {m for m, _, _ in moves_of(engine.hints(64))} == legal_names(Board())
     finally:
         engine.close()
+
+
+def test_book_keys_and_passes_of_wide_boards_beside_8x8_ones() -> None:
+    """A 10x10 position is keyed by a BLOB and its pass stored as 100 (the core's pass code there);
+    an 8x8 one keeps its signed INTEGER key and a pass as 64, as books always stored them."""
+    from othello_engine.book import Book
+    book = Book.memory()
+    wide = Board.from_cells("XO" + "-" * 98, "w")            # white must pass, black then plays c1
+    small = Board.from_cells("XO-" + "-" * 61, "w")           # the same on 8x8
+    for board in (wide, small):
+        assert board.must_pass()
+        game = board.copy()
+        game.push(PASS)
+        game.push(2)                                          # c1 on both boards
+        book.add_game(game)
+        assert [m.move for m in book.lookup(board)] == [PASS]
+        after = board.copy()
+        after.push(PASS)
+        assert [m.move for m in book.lookup(after)] == [2]
+    rows = book._conn.execute("SELECT size, typeof(player), move FROM moves ORDER BY size, move").fetchall()
+    assert ("blob", 100) in {(t, m) for s, t, m in rows if s == 10}
+    assert ("integer", 64) in {(t, m) for s, t, m in rows if s == 8}
