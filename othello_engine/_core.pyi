@@ -74,6 +74,10 @@ def perft_n(P: int, O: int, depth: int, size: int, bulk: bool = False,
 def symmetry_n(x: int, k: int, size: int) -> int: ...
 def canonical_n(P: int, O: int, size: int) -> tuple[int, int, int]: ...
 def final_disc_difference_n(P: int, O: int, size: int) -> int: ...
+def evaluation_terms_n(P: int, O: int, size: int, pattern: bool = False) -> dict[str, int]: ...
+def evaluate_position_n(P: int, O: int, size: int) -> int: ...
+def solve_seconds_n(empties: int, size: int) -> float: ...
+def _kernel_seconds(P: int, O: int, size: int, which: int, reps: int) -> float: ...
 
 FEATURE_NAMES: Final[tuple[str, ...]]
 
@@ -111,3 +115,25 @@ class Search:
         selective: bool = True,
         pattern: bool = False,
     ) -> tuple[list[SearchLine], int, int, bool]: ...
+    def run_n(
+        self,
+        P: int,
+        O: int,
+        size: int,
+        max_depth: int = 60,
+        max_nodes: int = 0,
+        soft_time: float = 0.0,
+        hard_time: float = 0.0,
+        root_moves: int = 0,
+        multipv: int = 1,
+        callback: Optional[Callable[[int, int, bool, int, float, list[SearchLine]], object]] = None,
+        *,
+        contempt: int = 0,
+        solve: int = 0,
+        solve_lead: int = -1,
+        selective: bool = True,
+        pattern: bool = False,
+    ) -> tuple[list[SearchLine], int, int, bool]:
+        """run() on a size x size board (3..26); squares row * size + col beyond 8x8, pass
+        size * size."""
+        ...

@@ -34,6 +34,7 @@ cdef enum:
     SOLVE_WLD = 2
     MAX_THREADS = 256
     BUSY_SIZE = 1 << 14         # slots of the table of subtrees being searched (4 per bucket)
+    WIDE_SOLVE_MAX = 60         # most empties a wide board is solved with (as 8x8: 2 * 60 < MAX_PLY)
 
 
 # Midgame ordering: from MID_SORT_SEARCH plies left, moves are sorted by a static evaluation
@@ -816,6 +817,12 @@ cdef object search_run(Search self, board_t P, board_t O, board_t root_moves, in
     done_depth = 0
     guess = 0
     depth = 0
+    if board_t is not u64 and empties > WIDE_SOLVE_MAX:
+        # the solver's plies are bounded by MAX_PLY (a pass is a ply too): beyond this many
+        # empties a wide board is searched by midgame iterations only, whatever `solve` asks
+        # (no such solve could finish anyway)
+        solve = SOLVE_AUTO
+        max_depth = min(max_depth, WIDE_SOLVE_MAX)
     while True:
         depth = done_depth + 1
         if solve != SOLVE_AUTO:

@@ -11,8 +11,9 @@
 # fused type `wide_t` (and the search once over `board_t`, which adds u64 for 8x8); the word count
 # is a compile-time constant in each specialization, so the compiler unrolls the word loops.
 #
-# Move generation is a Kogge-Stone fill per direction (runs double in length at each step, with
-# an early exit as soon as a step adds nothing: on big boards most runs are short); flips walk the
+# Move generation follows the frontier of the opponent runs one square per step per direction until
+# it dies out (in a game most runs are a disc or two long; a doubling Kogge-Stone fill paid for
+# shifts by 4s, 8s, ... spanning words whatever the runs, and was slower); flips walk the
 # eight rays from the square (a move flips a handful of discs, so walking beats a fill). As on
 # 8x8, the opponent discs of the first and last columns are left out of the horizontal and
 # diagonal fills, so that no run wraps from one row to the next.
@@ -24,6 +25,286 @@ cdef enum:
     WMAX_WORDS = 11
     WMAX_SQ = 676            # 26 * 26
     WMAX_MOVES = 680         # per-ply move buffer: no position has more legal moves than empties
+
+
+cdef extern from *:
+    """
+    /* Wide-board kernels on word arrays, in C so that the words stay in registers or L1 instead
+       of being copied as structs between Cython's by-value temporaries (which cost the first,
+       all-Cython version of the legal-move kernel over half its time on 26x26). Each takes the
+       word count nw, a constant in the two callers per width (oe_*2, oe_*11), which the forced
+       inlining turns into fully unrolled, vectorized loops. Shifts are by 1..63 bits. */
+    #define OE_WMAXW 11
+    #define OE_WIDE_INLINE static inline __attribute__((always_inline))
+    OE_WIDE_INLINE void oe_wshl(unsigned long long* r, const unsigned long long* x, int k, int nw) {
+        for (int i = nw - 1; i > 0; i--) r[i] = (x[i] << k) | (x[i - 1] >> (64 - k));
+        r[0] = x[0] << k;
+    }
+    OE_WIDE_INLINE void oe_wshr(unsigned long long* r, const unsigned long long* x, int k, int nw) {
+        for (int i = 0; i < nw - 1; i++) r[i] = (x[i] >> k) | (x[i + 1] << (64 - k));
+        r[nw - 1] = x[nw - 1] >> k;
+    }
+    /* Moves along one axis, both ways at once (two independent chains for the processor to
+       overlap): the frontiers of the runs of o (first the o discs next to P) advance one square
+       per step; an empty square just past a frontier is a move. */
+    OE_WIDE_INLINE void oe_waxis(unsigned long long* m, const unsigned long long* P,
+                                 const unsigned long long* o, const unsigned long long* empty,
+                                 int k, int nw) {
+        unsigned long long gu[OE_WMAXW], gd[OE_WMAXW], tu[OE_WMAXW], td[OE_WMAXW], any = 0;
+        oe_wshl(gu, P, k, nw);
+        oe_wshr(gd, P, k, nw);
+        for (int i = 0; i < nw; i++) { gu[i] &= o[i]; gd[i] &= o[i]; any |= gu[i] | gd[i]; }
+        while (any) {
+            oe_wshl(tu, gu, k, nw);
+            oe_wshr(td, gd, k, nw);
+            any = 0;
+            for (int i = 0; i < nw; i++) {
+                m[i] |= (tu[i] | td[i]) & empty[i];
+                gu[i] = tu[i] & o[i];
+                gd[i] = td[i] & o[i];
+                any |= gu[i] | gd[i];
+            }
+        }
+    }
+    OE_WIDE_INLINE void oe_wmoves(const unsigned long long* P, const unsigned long long* O,
+                                  const unsigned long long* inner, const unsigned long long* full,
+                                  int n, unsigned long long* m, int nw) {
+        unsigned long long empty[OE_WMAXW], oi[OE_WMAXW];
+        for (int i = 0; i < nw; i++) {
+            empty[i] = full[i] & ~(P[i] | O[i]);
+            oi[i] = O[i] & inner[i];
+            m[i] = 0;
+        }
+        oe_waxis(m, P, oi, empty, 1, nw);
+        oe_waxis(m, P, O, empty, n, nw);
+        oe_waxis(m, P, oi, empty, n + 1, nw);
+        oe_waxis(m, P, oi, empty, n - 1, nw);
+    }
+    /* The squares next to x in the eight directions, inside the board. */
+    OE_WIDE_INLINE void oe_wneighbours(const unsigned long long* x, const unsigned long long* not_first,
+                                       const unsigned long long* not_last,
+                                       const unsigned long long* full, int n,
+                                       unsigned long long* out, int nw) {
+        unsigned long long l[OE_WMAXW], r[OE_WMAXW], t[OE_WMAXW], acc[OE_WMAXW];
+        for (int i = 0; i < nw; i++) { l[i] = x[i] & not_first[i]; r[i] = x[i] & not_last[i]; }
+        oe_wshl(acc, x, n, nw);
+        oe_wshr(t, x, n, nw);   for (int i = 0; i < nw; i++) acc[i] |= t[i];
+        oe_wshl(t, r, 1, nw);   for (int i = 0; i < nw; i++) acc[i] |= t[i];
+        oe_wshr(t, l, 1, nw);   for (int i = 0; i < nw; i++) acc[i] |= t[i];
+        oe_wshl(t, r, n + 1, nw); for (int i = 0; i < nw; i++) acc[i] |= t[i];
+        oe_wshr(t, l, n + 1, nw); for (int i = 0; i < nw; i++) acc[i] |= t[i];
+        oe_wshl(t, l, n - 1, nw); for (int i = 0; i < nw; i++) acc[i] |= t[i];
+        oe_wshr(t, r, n - 1, nw); for (int i = 0; i < nw; i++) out[i] = (acc[i] | t[i]) & full[i];
+    }
+    /* A sound subset of P's stable discs: on each axis a neighbour is the edge or a stable disc,
+       grown from nothing for at most `rounds` rounds (see _wide_eval.pxi). */
+    OE_WIDE_INLINE void oe_wstable(const unsigned long long* P, const unsigned long long* nf,
+                                   const unsigned long long* nl, const unsigned long long* ecol,
+                                   const unsigned long long* erow, int n, int rounds,
+                                   unsigned long long* s, int nw) {
+        unsigned long long l[OE_WMAXW], r[OE_WMAXW], t[OE_WMAXW], a[OE_WMAXW], ns[OE_WMAXW];
+        for (int i = 0; i < nw; i++) s[i] = 0;
+        for (int k = 0; k < rounds; k++) {
+            unsigned long long diff = 0;
+            for (int i = 0; i < nw; i++) { l[i] = s[i] & nf[i]; r[i] = s[i] & nl[i]; }
+            oe_wshl(t, r, 1, nw);     for (int i = 0; i < nw; i++) a[i] = t[i] | ecol[i];
+            oe_wshr(t, l, 1, nw);     for (int i = 0; i < nw; i++) ns[i] = P[i] & (a[i] | t[i]);
+            oe_wshl(t, s, n, nw);     for (int i = 0; i < nw; i++) a[i] = t[i] | erow[i];
+            oe_wshr(t, s, n, nw);     for (int i = 0; i < nw; i++) ns[i] &= a[i] | t[i];
+            oe_wshl(t, r, n + 1, nw); for (int i = 0; i < nw; i++) a[i] = t[i] | ecol[i] | erow[i];
+            oe_wshr(t, l, n + 1, nw); for (int i = 0; i < nw; i++) ns[i] &= a[i] | t[i];
+            oe_wshl(t, l, n - 1, nw); for (int i = 0; i < nw; i++) a[i] = t[i] | ecol[i] | erow[i];
+            oe_wshr(t, r, n - 1, nw); for (int i = 0; i < nw; i++) ns[i] &= a[i] | t[i];
+            for (int i = 0; i < nw; i++) { diff |= ns[i] ^ s[i]; s[i] = ns[i]; }
+            if (!diff) break;
+        }
+    }
+
+
+
+    /* The 2-word width as one 128-bit integer (GCC/clang), for the same reason. */
+    typedef unsigned __int128 oe_u128;
+    static inline oe_u128 oe_ld2(const unsigned long long* x) {
+        return ((oe_u128)x[1] << 64) | x[0];
+    }
+    static inline void oe_st2(unsigned long long* r, oe_u128 x) {
+        r[0] = (unsigned long long)x;
+        r[1] = (unsigned long long)(x >> 64);
+    }
+    static inline oe_u128 oe_axis2(oe_u128 p, oe_u128 o, oe_u128 e, int k) {
+        oe_u128 u = (p << k) & o, d = (p >> k) & o, m = 0;
+        while (u | d) {
+            u <<= k;
+            d >>= k;
+            m |= (u | d) & e;
+            u &= o;
+            d &= o;
+        }
+        return m;
+    }
+    static void oe_wmoves2(const unsigned long long* P, const unsigned long long* O,
+                           const unsigned long long* inner, const unsigned long long* full, int n,
+                           unsigned long long* m) {
+        oe_u128 p = oe_ld2(P), o = oe_ld2(O);
+        oe_u128 e = oe_ld2(full) & ~(p | o), oi = o & oe_ld2(inner);
+        oe_st2(m, oe_axis2(p, oi, e, 1) | oe_axis2(p, o, e, n) | oe_axis2(p, oi, e, n + 1)
+                  | oe_axis2(p, oi, e, n - 1));
+    }
+    static void oe_wneighbours2(const unsigned long long* x, const unsigned long long* nf,
+                                const unsigned long long* nl, const unsigned long long* full,
+                                int n, unsigned long long* out) {
+        oe_u128 a = oe_ld2(x), l = a & oe_ld2(nf), r = a & oe_ld2(nl);
+        oe_st2(out, ((a << n) | (a >> n) | (r << 1) | (l >> 1) | (r << (n + 1)) | (l >> (n + 1))
+                     | (l << (n - 1)) | (r >> (n - 1))) & oe_ld2(full));
+    }
+    static void oe_wstable2(const unsigned long long* P, const unsigned long long* nf,
+                            const unsigned long long* nl, const unsigned long long* ecol,
+                            const unsigned long long* erow, int n, int rounds,
+                            unsigned long long* out) {
+        oe_u128 p = oe_ld2(P), f = oe_ld2(nf), g = oe_ld2(nl), ec = oe_ld2(ecol), er = oe_ld2(erow);
+        oe_u128 b = ec | er, s = 0, ns, l, r;
+        for (int k = 0; k < rounds; k++) {
+            l = s & f;
+            r = s & g;
+            ns = p & (ec | (r << 1) | (l >> 1)) & (er | (s << n) | (s >> n))
+                 & (b | (r << (n + 1)) | (l >> (n + 1))) & (b | (l << (n - 1)) | (r >> (n - 1)));
+            if (ns == s) break;
+            s = ns;
+        }
+        oe_st2(out, s);
+    }
+    /* The 11-word width in two 8-word vectors (GCC/clang vector extensions; words 11..15 stay
+       0): a shift moves the carries across words with a lane shuffle in registers, where the
+       array loops above reload each word array at a one-word offset right after storing it,
+       which the processor can not forward from the stores. */
+    typedef unsigned long long oe_v8 __attribute__((vector_size(64)));
+    typedef long long oe_s8 __attribute__((vector_size(64)));
+    static inline void oe_v8_load(oe_v8* a, oe_v8* b, const unsigned long long* x) {
+        oe_v8 lo = {x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7]};
+        oe_v8 hi = {x[8], x[9], x[10], 0, 0, 0, 0, 0};
+        *a = lo;
+        *b = hi;
+    }
+    static inline void oe_v8_shl(oe_v8* ra, oe_v8* rb, oe_v8 a, oe_v8 b, int k) {
+        const oe_v8 z = {0, 0, 0, 0, 0, 0, 0, 0};
+        oe_v8 ca = __builtin_shuffle(a, z, (oe_s8){8, 0, 1, 2, 3, 4, 5, 6});
+        oe_v8 cb = __builtin_shuffle(a, b, (oe_s8){7, 8, 9, 10, 11, 12, 13, 14});
+        *ra = (a << k) | (ca >> (64 - k));
+        *rb = (b << k) | (cb >> (64 - k));
+    }
+    static inline void oe_v8_shr(oe_v8* ra, oe_v8* rb, oe_v8 a, oe_v8 b, int k) {
+        const oe_v8 z = {0, 0, 0, 0, 0, 0, 0, 0};
+        oe_v8 ca = __builtin_shuffle(a, b, (oe_s8){1, 2, 3, 4, 5, 6, 7, 8});
+        oe_v8 cb = __builtin_shuffle(b, z, (oe_s8){1, 2, 3, 4, 5, 6, 7, 8});
+        *ra = (a >> k) | (ca << (64 - k));
+        *rb = (b >> k) | (cb << (64 - k));
+    }
+    static inline int oe_v8_any(oe_v8 a, oe_v8 b) {
+        oe_v8 t = a | b;
+        return (t[0] | t[1] | t[2] | t[3] | t[4] | t[5] | t[6] | t[7]) != 0;
+    }
+    static inline void oe_v8_axis(oe_v8* ma, oe_v8* mb, oe_v8 pa, oe_v8 pb, oe_v8 oa, oe_v8 ob,
+                                  oe_v8 ea, oe_v8 eb, int k) {
+        oe_v8 ua, ub, da, db, ta, tb;
+        oe_v8_shl(&ua, &ub, pa, pb, k);
+        oe_v8_shr(&da, &db, pa, pb, k);
+        ua &= oa; ub &= ob; da &= oa; db &= ob;
+        while (oe_v8_any(ua | da, ub | db)) {
+            oe_v8_shl(&ua, &ub, ua, ub, k);
+            oe_v8_shr(&da, &db, da, db, k);
+            *ma |= (ua | da) & ea;
+            *mb |= (ub | db) & eb;
+            ua &= oa; ub &= ob; da &= oa; db &= ob;
+        }
+    }
+    static void oe_wmoves11(const unsigned long long* P, const unsigned long long* O,
+                            const unsigned long long* inner, const unsigned long long* full, int n,
+                            unsigned long long* m) {
+        oe_v8 pa, pb, oa, ob, ia, ib, fa, fb, ea, eb, oia, oib;
+        oe_v8 ma = {0, 0, 0, 0, 0, 0, 0, 0}, mb = ma;
+        oe_v8_load(&pa, &pb, P);
+        oe_v8_load(&oa, &ob, O);
+        oe_v8_load(&ia, &ib, inner);
+        oe_v8_load(&fa, &fb, full);
+        ea = fa & ~(pa | oa);
+        eb = fb & ~(pb | ob);
+        oia = oa & ia;
+        oib = ob & ib;
+        oe_v8_axis(&ma, &mb, pa, pb, oia, oib, ea, eb, 1);
+        oe_v8_axis(&ma, &mb, pa, pb, oa, ob, ea, eb, n);
+        oe_v8_axis(&ma, &mb, pa, pb, oia, oib, ea, eb, n + 1);
+        oe_v8_axis(&ma, &mb, pa, pb, oia, oib, ea, eb, n - 1);
+        for (int i = 0; i < 8; i++) m[i] = ma[i];
+        for (int i = 0; i < 3; i++) m[8 + i] = mb[i];
+    }
+    static void oe_wneighbours11(const unsigned long long* x, const unsigned long long* nf,
+                                 const unsigned long long* nl, const unsigned long long* full,
+                                 int n, unsigned long long* out) {
+        oe_v8 xa, xb, la, lb, ra, rb, aa, ab, ta, tb, fa, fb, ma, mb;
+        oe_v8_load(&xa, &xb, x);
+        oe_v8_load(&fa, &fb, nf);
+        la = xa & fa; lb = xb & fb;
+        oe_v8_load(&fa, &fb, nl);
+        ra = xa & fa; rb = xb & fb;
+        oe_v8_shl(&aa, &ab, xa, xb, n);
+        oe_v8_shr(&ta, &tb, xa, xb, n);     aa |= ta; ab |= tb;
+        oe_v8_shl(&ta, &tb, ra, rb, 1);     aa |= ta; ab |= tb;
+        oe_v8_shr(&ta, &tb, la, lb, 1);     aa |= ta; ab |= tb;
+        oe_v8_shl(&ta, &tb, ra, rb, n + 1); aa |= ta; ab |= tb;
+        oe_v8_shr(&ta, &tb, la, lb, n + 1); aa |= ta; ab |= tb;
+        oe_v8_shl(&ta, &tb, la, lb, n - 1); aa |= ta; ab |= tb;
+        oe_v8_shr(&ta, &tb, ra, rb, n - 1); aa |= ta; ab |= tb;
+        oe_v8_load(&ma, &mb, full);
+        aa &= ma; ab &= mb;
+        for (int i = 0; i < 8; i++) out[i] = aa[i];
+        for (int i = 0; i < 3; i++) out[8 + i] = ab[i];
+    }
+    static void oe_wstable11(const unsigned long long* P, const unsigned long long* nf,
+                             const unsigned long long* nl, const unsigned long long* ecol,
+                             const unsigned long long* erow, int n, int rounds,
+                             unsigned long long* out) {
+        oe_v8 pa, pb, nfa, nfb, nla, nlb, eca, ecb, era, erb, ba, bb, sa, sb;
+        oe_v8 la, lb, ra, rb, ta, tb, ua, ub, na, nb;
+        oe_v8_load(&pa, &pb, P);
+        oe_v8_load(&nfa, &nfb, nf);
+        oe_v8_load(&nla, &nlb, nl);
+        oe_v8_load(&eca, &ecb, ecol);
+        oe_v8_load(&era, &erb, erow);
+        ba = eca | era; bb = ecb | erb;
+        sa = pa ^ pa; sb = sa;
+        for (int k = 0; k < rounds; k++) {
+            la = sa & nfa; lb = sb & nfb; ra = sa & nla; rb = sb & nlb;
+            oe_v8_shl(&ta, &tb, ra, rb, 1);     ua = ta | eca; ub = tb | ecb;
+            oe_v8_shr(&ta, &tb, la, lb, 1);     na = pa & (ua | ta); nb = pb & (ub | tb);
+            oe_v8_shl(&ta, &tb, sa, sb, n);     ua = ta | era; ub = tb | erb;
+            oe_v8_shr(&ta, &tb, sa, sb, n);     na &= ua | ta; nb &= ub | tb;
+            oe_v8_shl(&ta, &tb, ra, rb, n + 1); ua = ta | ba; ub = tb | bb;
+            oe_v8_shr(&ta, &tb, la, lb, n + 1); na &= ua | ta; nb &= ub | tb;
+            oe_v8_shl(&ta, &tb, la, lb, n - 1); ua = ta | ba; ub = tb | bb;
+            oe_v8_shr(&ta, &tb, ra, rb, n - 1); na &= ua | ta; nb &= ub | tb;
+            int same = !oe_v8_any(na ^ sa, nb ^ sb);
+            sa = na; sb = nb;
+            if (same) break;
+        }
+        for (int i = 0; i < 8; i++) out[i] = sa[i];
+        for (int i = 0; i < 3; i++) out[8 + i] = sb[i];
+    }
+
+
+
+    """
+    void oe_wmoves2(const u64* P, const u64* O, const u64* inner, const u64* full, int n,
+                    u64* m) noexcept nogil
+    void oe_wmoves11(const u64* P, const u64* O, const u64* inner, const u64* full, int n,
+                     u64* m) noexcept nogil
+    void oe_wstable2(const u64* P, const u64* nf, const u64* nl, const u64* ecol, const u64* erow,
+                     int n, int rounds, u64* s) noexcept nogil
+    void oe_wstable11(const u64* P, const u64* nf, const u64* nl, const u64* ecol, const u64* erow,
+                      int n, int rounds, u64* s) noexcept nogil
+    void oe_wneighbours2(const u64* x, const u64* nf, const u64* nl, const u64* full, int n,
+                         u64* out) noexcept nogil
+    void oe_wneighbours11(const u64* x, const u64* nf, const u64* nl, const u64* full, int n,
+                          u64* out) noexcept nogil
 
 
 cdef struct w2:
@@ -44,6 +325,7 @@ cdef struct WGeo:
     int dirs[8]              # bit offsets of the eight directions
     int dr[8]
     int dc[8]
+    unsigned char reach[WMAX_SQ][8]   # squares from each square to the edge in each direction
     u64 full[WMAX_WORDS]     # the board's squares
     u64 inner[WMAX_WORDS]    # columns 1 .. n-2 (horizontal and diagonal runs never wrap in them)
     u64 not_first[WMAX_WORDS]  # every column but the first
@@ -56,7 +338,7 @@ cdef WGeo WGEO[27]
 
 
 cdef void wgeo_init(WGeo* g, int n) noexcept:
-    cdef int r, c, sq, k
+    cdef int r, c, sq, k, t
     cdef int DR[8]
     cdef int DC[8]
     DR[:] = [0, 1, 1, 1, 0, -1, -1, -1]
@@ -68,6 +350,13 @@ cdef void wgeo_init(WGeo* g, int n) noexcept:
         g.dr[k] = DR[k]
         g.dc[k] = DC[k]
         g.dirs[k] = DR[k] * n + DC[k]
+    for r in range(n):
+        for c in range(n):
+            for k in range(8):
+                t = 0
+                while 0 <= r + (t + 1) * DR[k] < n and 0 <= c + (t + 1) * DC[k] < n:
+                    t += 1
+                g.reach[r * n + c][k] = t
     for k in range(WMAX_WORDS):
         g.full[k] = 0
         g.inner[k] = 0
@@ -165,6 +454,22 @@ cdef inline int w_popcount(wide_t a) noexcept nogil:
     return n
 
 
+cdef inline int w_count_in(wide_t* a, const u64* mask) noexcept nogil:
+    """Number of squares of a inside mask (a WGeo or WEval mask: no copy of it is made)."""
+    cdef int i, n = 0
+    for i in range(<int>(sizeof(a.w) // 8)):
+        n += oe_popcount(a.w[i] & mask[i])
+    return n
+
+
+cdef inline bint w_any_in(wide_t* a, const u64* mask) noexcept nogil:
+    cdef u64 x = 0
+    cdef int i
+    for i in range(<int>(sizeof(a.w) // 8)):
+        x |= a.w[i] & mask[i]
+    return x != 0
+
+
 cdef inline bint w_test(wide_t* a, int sq) noexcept nogil:
     return (a.w[sq >> 6] >> (sq & 63)) & 1
 
@@ -186,38 +491,26 @@ cdef inline int w_pop_lsb(wide_t* a) noexcept nogil:
 
 
 cdef inline wide_t w_shl(wide_t x, int k) noexcept nogil:
-    """x shifted towards the higher squares by k bits (0 < k)."""
+    """x shifted towards the higher squares by k bits, 0 < k < 64 (every shift of a board up to
+    26 x 26 along a direction is at most 27 bits: no word is skipped, and the loop is branch-free,
+    which lets the compiler vectorize it)."""
     cdef wide_t r
-    cdef int i, j, q = k >> 6, b = k & 63
+    cdef int i
     cdef int nw = <int>(sizeof(x.w) // 8)
-    for i in range(nw - 1, -1, -1):
-        j = i - q
-        if j < 0:
-            r.w[i] = 0
-        elif b == 0:
-            r.w[i] = x.w[j]
-        elif j == 0:
-            r.w[i] = x.w[0] << b
-        else:
-            r.w[i] = (x.w[j] << b) | (x.w[j - 1] >> (64 - b))
+    r.w[0] = x.w[0] << k
+    for i in range(1, nw):
+        r.w[i] = (x.w[i] << k) | (x.w[i - 1] >> (64 - k))
     return r
 
 
 cdef inline wide_t w_shr(wide_t x, int k) noexcept nogil:
-    """x shifted towards the lower squares by k bits (0 < k)."""
+    """x shifted towards the lower squares by k bits, 0 < k < 64."""
     cdef wide_t r
-    cdef int i, j, q = k >> 6, b = k & 63
+    cdef int i
     cdef int nw = <int>(sizeof(x.w) // 8)
-    for i in range(nw):
-        j = i + q
-        if j >= nw:
-            r.w[i] = 0
-        elif b == 0:
-            r.w[i] = x.w[j]
-        elif j == nw - 1:
-            r.w[i] = x.w[j] >> b
-        else:
-            r.w[i] = (x.w[j] >> b) | (x.w[j + 1] << (64 - b))
+    for i in range(nw - 1):
+        r.w[i] = (x.w[i] >> k) | (x.w[i + 1] << (64 - k))
+    r.w[nw - 1] = x.w[nw - 1] >> k
     return r
 
 
@@ -230,75 +523,41 @@ cdef inline wide_t w_shift(wide_t x, int s) noexcept nogil:
 
 cdef inline wide_t w_neighbours(wide_t x, const WGeo* g) noexcept nogil:
     """Squares next to a square of x in any of the eight directions (may include occupied ones)."""
-    cdef int n = g.n
-    cdef wide_t l = w_and(x, w_load(x, g.not_first)), r = w_and(x, w_load(x, g.not_last))
-    cdef wide_t out = w_or(w_shl(x, n), w_shr(x, n))
-    out = w_or(out, w_or(w_shl(r, 1), w_shr(l, 1)))
-    out = w_or(out, w_or(w_shl(r, n + 1), w_shr(l, n + 1)))
-    out = w_or(out, w_or(w_shl(l, n - 1), w_shr(r, n - 1)))
-    return w_and(out, w_load(x, g.full))
+    cdef wide_t out
+    if wide_t is w2:
+        oe_wneighbours2(x.w, g.not_first, g.not_last, g.full, g.n, out.w)
+    else:
+        oe_wneighbours11(x.w, g.not_first, g.not_last, g.full, g.n, out.w)
+    return out
 
 
 # --- the rules ---------------------------------------------------------------------------------
 
-cdef inline wide_t w_dir_moves(wide_t P, wide_t O, int s, int maxrun) noexcept nogil:
-    """Squares reached from P through a run of O along direction s (empty or not): Kogge-Stone
-    fill, doubling the run length at each step; stops once a step adds nothing or the runs
-    would exceed maxrun (the longest run the board allows)."""
-    cdef wide_t g, pro, add
-    cdef int length = 1, step = s
-    g = w_and(O, w_shift(P, s))
-    if not w_any(g):
-        return g
-    pro = w_and(O, w_shift(O, s))
-    while length < maxrun:
-        add = w_andnot(w_and(pro, w_shift(g, step)), g)
-        if not w_any(add):
-            break
-        g = w_or(g, add)
-        length *= 2
-        if length >= maxrun:
-            break
-        pro = w_and(pro, w_shift(pro, step))
-        step *= 2
-    return w_shift(g, s)
-
-
 cdef inline wide_t w_moves(wide_t P, wide_t O, const WGeo* g) noexcept nogil:
-    """Legal moves of P against O on the wide board g."""
-    cdef wide_t oi = w_and(O, w_load(O, g.inner))
+    """Legal moves of P against O on the wide board g (the C kernel oe_wmoves)."""
     cdef wide_t m
-    cdef int n = g.n, run = g.n - 2
-    m = w_dir_moves(P, oi, 1, run)
-    m = w_or(m, w_dir_moves(P, oi, -1, run))
-    m = w_or(m, w_dir_moves(P, O, n, run))
-    m = w_or(m, w_dir_moves(P, O, -n, run))
-    m = w_or(m, w_dir_moves(P, oi, n + 1, run))
-    m = w_or(m, w_dir_moves(P, oi, -n - 1, run))
-    m = w_or(m, w_dir_moves(P, oi, n - 1, run))
-    m = w_or(m, w_dir_moves(P, oi, -n + 1, run))
-    return w_and(m, w_andnot(w_load(O, g.full), w_or(P, O)))
+    if wide_t is w2:
+        oe_wmoves2(P.w, O.w, g.inner, g.full, g.n, m.w)
+    else:
+        oe_wmoves11(P.w, O.w, g.inner, g.full, g.n, m.w)
+    return m
 
 
 cdef inline wide_t w_flips(wide_t P, wide_t O, int sq, const WGeo* g) noexcept nogil:
-    """Discs of O flipped when P plays at sq (an empty square): walks the eight rays."""
+    """Discs of O flipped when P plays at sq (an empty square): walks the eight rays, each at
+    most as far as the edge (g.reach)."""
     cdef wide_t f = w_zero(P)
-    cdef int n = g.n, r = sq // n, c = sq - (sq // n) * n
-    cdef int d, rr, cc, i, j, cnt, dr, dc, step
+    cdef const unsigned char* reach = g.reach[sq]
+    cdef int d, i, j, cnt, step, left
     for d in range(8):
-        dr = g.dr[d]
-        dc = g.dc[d]
         step = g.dirs[d]
-        rr = r + dr
-        cc = c + dc
+        left = reach[d]
         i = sq + step
         cnt = 0
-        while 0 <= rr < n and 0 <= cc < n and w_test(&O, i):
-            rr += dr
-            cc += dc
+        while cnt < left and w_test(&O, i):
             i += step
             cnt += 1
-        if cnt and 0 <= rr < n and 0 <= cc < n and w_test(&P, i):
+        if cnt and cnt < left and w_test(&P, i):
             j = sq + step
             while cnt:
                 w_set(&f, j)

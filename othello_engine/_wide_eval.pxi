@@ -119,53 +119,51 @@ cdef WEval* weval_for(int n) except NULL:
 
 
 cdef inline int w_corner_count(WEval* c, wide_t x) noexcept nogil:
-    return w_popcount(w_and(x, w_load(x, c.corners)))
+    return (w_test(&x, c.corner[0]) + w_test(&x, c.corner[1]) + w_test(&x, c.corner[2])
+            + w_test(&x, c.corner[3]))
 
 
 cdef inline wide_t w_stable(wide_t P, const WGeo* g) noexcept nogil:
-    """A sound subset of P's stable discs (see the head of this file)."""
-    cdef wide_t s = w_zero(P), ns, l, r, hv, ax
-    cdef wide_t ecol = w_load(P, g.edge_cols), erow = w_load(P, g.edge_rows)
-    cdef wide_t border = w_or(ecol, erow)
-    cdef int n = g.n, k
-    for k in range(WSTABLE_ROUNDS):
-        l = w_and(s, w_load(s, g.not_first))
-        r = w_and(s, w_load(s, g.not_last))
-        ns = w_and(P, w_or(ecol, w_or(w_shl(r, 1), w_shr(l, 1))))
-        ns = w_and(ns, w_or(erow, w_or(w_shl(s, n), w_shr(s, n))))
-        ns = w_and(ns, w_or(border, w_or(w_shl(r, n + 1), w_shr(l, n + 1))))
-        ns = w_and(ns, w_or(border, w_or(w_shl(l, n - 1), w_shr(r, n - 1))))
-        if w_eq(ns, s):
-            break
-        s = ns
+    """A sound subset of P's stable discs (see the head of this file; the C kernel oe_wstable)."""
+    cdef wide_t s
+    if wide_t is w2:
+        oe_wstable2(P.w, g.not_first, g.not_last, g.edge_cols, g.edge_rows, g.n, WSTABLE_ROUNDS, s.w)
+    else:
+        oe_wstable11(P.w, g.not_first, g.not_last, g.edge_cols, g.edge_rows, g.n, WSTABLE_ROUNDS, s.w)
     return s
 
 
 cdef inline int w_count_stable(WEval* c, const WGeo* g, wide_t P, wide_t O) noexcept nogil:
     """Number of (provably) stable discs of P; 0 while every corner is empty."""
-    if not w_any(w_and(w_or(P, O), w_load(P, c.corners))):
-        return 0
+    if w_corner_count(c, P) == 0:
+        return 0               # every stable disc is grown from a corner of its own colour
     return w_popcount(w_stable(P, g))
 
 
 cdef int w_evaluate_terms(WEval* c, const WGeo* g, wide_t P, wide_t O, wide_t mP, wide_t mO,
                           int* terms) noexcept nogil:
     """evaluate_terms on a wide board: P (to move) against O, centi-discs, clamped to +-6300."""
-    cdef wide_t occ = w_or(P, O)
-    cdef wide_t empty = w_andnot(w_load(P, g.full), occ)
-    cdef wide_t q
-    cdef int discs = w_popcount(occ)
-    cdef int ph = (discs * 64 + c.squares // 2) // c.squares
-    cdef int k, t, total, odd_p, odd_o, ne, sq
+    cdef wide_t empty, nb
+    cdef int i, k, t, total, odd_p, odd_o, ne, sq, np, no, cp, co
     cdef int f[N_FEATURES]
+    cdef int ph
+    for i in range(<int>(sizeof(P.w) // 8)):
+        empty.w[i] = g.full[i] & ~(P.w[i] | O.w[i])
+    np = w_popcount(P)
+    no = w_popcount(O)
+    ph = ((np + no) * 64 + c.squares // 2) // c.squares
     if ph > 64:
         ph = 64
-    f[0] = c.w[0][ph] * (w_popcount(P) - w_popcount(O))
+    cp = w_corner_count(c, P)
+    co = w_corner_count(c, O)
+    f[0] = c.w[0][ph] * (np - no)
     f[1] = c.w[1][ph] * (w_popcount(mP) + w_corner_count(c, mP)
                          - w_popcount(mO) - w_corner_count(c, mO))
-    f[2] = c.w[2][ph] * (w_popcount(w_and(empty, w_neighbours(O, g)))
-                         - w_popcount(w_and(empty, w_neighbours(P, g))))
-    f[3] = c.w[3][ph] * (w_corner_count(c, P) - w_corner_count(c, O))
+    nb = w_neighbours(O, g)
+    t = w_count_in(&empty, nb.w)
+    nb = w_neighbours(P, g)
+    f[2] = c.w[2][ph] * (t - w_count_in(&empty, nb.w))
+    f[3] = c.w[3][ph] * (cp - co)
     f[4] = 0
     f[5] = 0
     for k in range(4):
@@ -181,24 +179,25 @@ cdef int w_evaluate_terms(WEval* c, const WGeo* g, wide_t P, wide_t O, wide_t mP
     t = 0
     for k in range(N_CLASSES):
         if c.wclass[k][ph]:
-            q = w_load(P, c.klass[k])
-            t += c.wclass[k][ph] * (w_popcount(w_and(P, q)) - w_popcount(w_and(O, q)))
+            t += c.wclass[k][ph] * (w_count_in(&P, c.klass[k]) - w_count_in(&O, c.klass[k]))
     f[6] = t
     f[7] = 0
-    if c.w[7][ph] and w_any(w_and(occ, w_load(P, c.corners))):
-        f[7] = c.w[7][ph] * (w_popcount(w_stable(P, g)) - w_popcount(w_stable(O, g)))
+    if c.w[7][ph] and (cp or co):
+        # every stable disc is grown from a corner of its own colour
+        f[7] = c.w[7][ph] * ((w_popcount(w_stable(P, g)) if cp else 0)
+                             - (w_popcount(w_stable(O, g)) if co else 0))
     f[8] = 0
     if c.w[8][ph]:
         odd_p = 0
         odd_o = 0
         for k in range(4):
-            q = w_and(empty, w_load(P, c.quadrant[k]))
-            if w_popcount(q) & 1:
-                if w_any(w_and(mP, q)):
+            if w_count_in(&empty, c.quadrant[k]) & 1:
+                nb = w_and(empty, w_load(empty, c.quadrant[k]))
+                if w_any_in(&mP, nb.w):
                     odd_p += 1
-                if w_any(w_and(mO, q)):
+                if w_any_in(&mO, nb.w):
                     odd_o += 1
-        ne = w_popcount(empty)
+        ne = c.squares - np - no
         f[8] = c.w[8][ph] * (odd_p - odd_o + (1 if ne & 1 else -1)) // 2
     total = 0
     for k in range(N_FEATURES):
@@ -263,3 +262,51 @@ def evaluation_terms_n(P, O, int size, bint pattern=False):
 def evaluate_position_n(P, O, int size):
     """Static evaluation of P on a size x size board, centi-discs (see evaluation_terms_n)."""
     return evaluation_terms_n(P, O, size)["total"]
+
+
+cdef double w_kernel_seconds(wide_t P, wide_t O, const WGeo* g, WEval* c, int which,
+                             int reps) noexcept nogil:
+    """Time of reps calls of one kernel (0 moves, 1 flips of every move, 2 evaluation)."""
+    cdef double t0 = now_seconds()
+    cdef wide_t acc = w_zero(P), m, mm
+    cdef int i, sq, x = 0
+    m = w_moves(P, O, g)
+    mm = w_moves(O, P, g)
+    for i in range(reps):
+        if which == 0:
+            acc = w_xor(acc, w_moves(P, O, g))
+            P.w[0] ^= acc.w[0] & 1          # a dependence, so the calls are not merged
+        elif which == 1:
+            m = w_moves(P, O, g)
+            while w_any(m):
+                sq = w_pop_lsb(&m)
+                acc = w_xor(acc, w_flips(P, O, sq, g))
+        else:
+            x += w_evaluate_terms(c, g, P, O, m, mm, NULL)
+            P.w[0] ^= x & 1
+    if acc.w[0] == 12345 and x == 12345:
+        return -1
+    return now_seconds() - t0
+
+
+def _kernel_seconds(P, O, int size, int which, int reps):
+    """Benchmarks: seconds for reps calls of a wide kernel (0 legal moves, 1 legal moves plus the
+    flips of each, 2 the classic evaluation) on the position (P, O) of a size x size board."""
+    cdef w2 p2, o2
+    cdef w11 p11, o11
+    cdef double t
+    check_size(size)
+    if size <= 8:
+        raise ValueError("wide boards only")
+    c = weval_for(size)
+    if size <= 11:
+        words_from_int(P, p2.w, 2)
+        words_from_int(O, o2.w, 2)
+        with nogil:
+            t = w_kernel_seconds(p2, o2, &WGEO[size], c, which, reps)
+    else:
+        words_from_int(P, p11.w, 11)
+        words_from_int(O, o11.w, 11)
+        with nogil:
+            t = w_kernel_seconds(p11, o11, &WGEO[size], c, which, reps)
+    return t

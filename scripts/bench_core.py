@@ -1,15 +1,17 @@
 #!/usr/bin/env python3
 """Benchmark of the compiled rules: perft(9) and perft(10) from the 8x8 start, with and without
-bulk counting, plus what the board mask of smaller boards costs the 8x8 path.
+bulk counting, plus what the board mask of smaller boards costs the 8x8 path; with --size N
+(9..26), perft from the start of the N x N board instead.
 
 Prints the best of --repeat runs of each, as wall time and as the process's CPU time (the machine
 is shared: the best run is the least disturbed one, and CPU time does not count the time spent
-waiting for a core). Usage: python scripts/bench_core.py [--repeat N]
+waiting for a core). Usage: python scripts/bench_core.py [--repeat N] [--size N [--depth D]]
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import time
 from typing import Callable
 
@@ -32,10 +34,43 @@ def best_time(fn: Callable[[], int], repeat: int, expected: int) -> tuple[float,
     return wall, cpu
 
 
+# perft depths timed by default on the wide boards (each takes a second or so)
+WIDE_DEPTHS = {10: (8, 9), 12: (8, 9), 16: (8,), 26: (8,)}
+
+
+def start_position(size: int) -> tuple[int, int]:
+    """(P, O) of the standard start of a size x size board (9..26), black to move."""
+    h = (size - 1) // 2
+    black = (1 << (h * size + h + 1)) | (1 << ((h + 1) * size + h))
+    white = (1 << (h * size + h)) | (1 << ((h + 1) * size + h + 1))
+    return black, white
+
+
+def bench_wide(size: int, depths: tuple[int, ...], repeat: int) -> None:
+    """perft from the start of the size x size board: leaves per second, bulk on and off."""
+    P, O = start_position(size)
+    print(f"{size}x{size} board ({'2' if size <= 11 else '11'}-word kernels)")
+    print(f"{'depth':>5} {'bulk':>5} {'leaves':>12} {'wall s':>8} {'cpu s':>8} {'leaves/s (cpu)':>15}")
+    for bulk in (False, True):
+        for depth in depths:
+            expected = _core.perft_n(P, O, depth, size, bulk=True)
+            wall, cpu = best_time(lambda: _core.perft_n(P, O, depth, size, bulk), repeat, expected)
+            print(f"{depth:>5} {'on' if bulk else 'off':>5} {expected:>12} {wall:>8.3f} "
+                  f"{cpu:>8.3f} {expected / cpu / 1e6:>14.1f}M")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--size", type=int, default=8, help="board size (8: the 8x8 figures)")
+    parser.add_argument("--depth", type=int, action="append",
+                        help="perft depth on a wide board (repeatable; default by size)")
     args = parser.parse_args()
+    if args.size != 8:
+        depths = tuple(args.depth or WIDE_DEPTHS.get(args.size, (7,)))
+        bench_wide(args.size, depths, args.repeat)
+        print(f"load {os.getloadavg()[0]:.2f}")
+        return
     b = Board()
     P, O, mask = b.player, b.opponent, b.mask
     print(f"{'depth':>5} {'bulk':>5} {'leaves':>10} {'wall s':>8} {'cpu s':>8} {'leaves/s (cpu)':>15}")

@@ -36,8 +36,71 @@ def midgame_positions(count: int, seed: int, plies: tuple[int, int] = (18, 30)) 
     return out
 
 
+def wide_positions(size: int, count: int, seed: int) -> list[tuple[int, int]]:
+    """Reproducible middle-game positions (P, O) of a size x size board (9..26): seeded random
+    play from the start until a third to a half of the board is filled, side to move able to
+    move."""
+    rng = random.Random(seed * 1000 + size)
+    h = (size - 1) // 2
+    out: list[tuple[int, int]] = []
+    while len(out) < count:
+        P = (1 << (h * size + h + 1)) | (1 << ((h + 1) * size + h))
+        O = (1 << (h * size + h)) | (1 << ((h + 1) * size + h + 1))
+        target = rng.randint(size * size // 3, size * size // 2)
+        for _ in range(target):
+            moves = _core.legal_moves_n(P, O, size)
+            if not moves:
+                if not _core.legal_moves_n(O, P, size):
+                    break
+                P, O = O, P
+                continue
+            squares = [i for i in range(size * size) if (moves >> i) & 1]
+            P, O = _core.make_move_n(P, O, rng.choice(squares), size)
+        if _core.legal_moves_n(P, O, size):
+            out.append((P, O))
+    return out
+
+
+def bench_wide(args: argparse.Namespace) -> int:
+    """Midgame nodes per second on a wide board: a fixed time and a fixed depth per position."""
+    size = args.size
+    search = _core.Search(args.hash, 1)
+    rates, fixed = [], []
+    depth_fixed = args.depth if args.depth_set else 6
+    print(f"{size}x{size}, classic evaluation, 1 thread (Mnps by wall time; cpu: by the process's "
+          f"CPU time, which a shared machine does not inflate)")
+    print(f"{'pos':>3} {'emp':>3} | {'depth@' + str(args.time) + 's':>9} {'nodes':>10} {'Mnps':>6} "
+          f"{'cpu':>6} | {'d' + str(depth_fixed) + ' time':>8} {'nodes':>10} {'Mnps':>6}")
+    cpu_rates = []
+    for i, (P, O) in enumerate(wide_positions(size, args.positions, args.seed), 1):
+        empties = size * size - bin(P | O).count("1")
+        search.clear()
+        t0, c0 = time.perf_counter(), time.process_time()
+        _, depth, nodes, _ = search.run_n(P, O, size, 60, 0, args.time, args.time, solve_lead=0)
+        dt, dc = time.perf_counter() - t0, time.process_time() - c0
+        cpu_rates.append(nodes / dc)
+        search.clear()
+        t1 = time.perf_counter()
+        _, _, nodes2, _ = search.run_n(P, O, size, depth_fixed, solve_lead=0)
+        dt2 = time.perf_counter() - t1
+        rates.append(nodes / dt)
+        fixed.append(dt2)
+        print(f"{i:>3} {empties:>3} | {depth:>9} {nodes:>10} {nodes / dt / 1e6:>6.2f} "
+              f"{nodes / dc / 1e6:>6.2f} | "
+              f"{dt2:>8.3f} {nodes2:>10} {nodes2 / dt2 / 1e6 if dt2 else 0:>6.2f}", flush=True)
+    print(f"load {os.getloadavg()[0]:.1f}")
+    print(f"mean {statistics.mean(rates) / 1e6:.2f} Mnps (median "
+          f"{statistics.median(rates) / 1e6:.2f}; by cpu time: mean "
+          f"{statistics.mean(cpu_rates) / 1e6:.2f}); depth {depth_fixed}: mean "
+          f"{statistics.mean(fixed):.3f}s, max {max(fixed):.3f}s")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--size", type=int, default=8,
+                    help="board size; 9..26 times the search on positions of that board (classic "
+                         "evaluation, one thread; default 8)")
     ap.add_argument("--positions", type=int, default=10, help="number of positions (default 10)")
     ap.add_argument("--time", type=float, default=1.0, help="seconds per position (default 1)")
     ap.add_argument("--depth", type=int, default=11, help="fixed depth to time (default 11)")
@@ -52,6 +115,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--tune", action="append", default=[], metavar="NAME=VALUE",
                     help="experiments: set a midgame tuning parameter (_core._set_mid_tuning)")
     args = ap.parse_args(argv)
+    args.depth_set = "--depth" in (argv if argv is not None else sys.argv)
+    if args.size != 8:
+        if args.positions == 10:
+            args.positions = 5
+        return bench_wide(args)
     for item in args.tune:
         name, _, value = item.partition("=")
         _core._set_mid_tuning(name, int(value))

@@ -338,3 +338,14 @@ def test_evaluation_of_corners_and_finished_games() -> None:
     full = (1 << size * size) - 1
     P = full & ~(1 << corner)
     assert _core.evaluation_terms_n(P, 0, size)["total"] == 100 * size * size
+
+
+def test_a_solve_of_a_big_board_is_refused_safely() -> None:
+    """An exact solve of hundreds of empties can not finish (and would run past the search's ply
+    limit): the wide search falls back to midgame iterations within the limits given."""
+    grid = ref.start_grid(26)
+    P, O = sides(grid, ref.BLACK)
+    lines, depth, nodes, exact = _core.Search(8).run_n(P, O, 26, solve=1, max_nodes=3000)
+    assert lines and not exact and nodes <= 3000 + 64
+    lines, depth, nodes, exact = _core.Search(8).run_n(P, O, 26, max_depth=200, max_nodes=3000)
+    assert lines and not exact
