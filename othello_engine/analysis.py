@@ -23,8 +23,8 @@ import time
 from dataclasses import dataclass, field
 from typing import IO, Any, Callable, Generator, Iterable, Iterator, Mapping, Optional, Sequence
 
-from othello_engine.board import (BLACK, PASS, Board, OthelloError, Square, parse_ggf, parse_obf,
-                                  parse_square, square_name)
+from othello_engine.board import (BLACK, MAX_SIZE, MIN_SIZE, PASS, STANDARD_SIZES, Board, OthelloError,
+                                  Square, parse_ggf, parse_obf, parse_square, square_name)
 from othello_engine.client import (Engine, EngineError, EngineTerminatedError, EngineTimeoutError,
                                    Info, Limit, PlayResult)
 from othello_engine.textnum import float_arg, int_arg
@@ -77,14 +77,15 @@ class Position:
 
 _CELLS = re.compile(r"^[-.xXoObBwW*]+$")
 _MOVES = re.compile(r"^(?:\s*(?:[a-hA-H][1-8]|pass|PA|pa|@@))+\s*$")
+_WIDE_MOVES = re.compile(r"^(?:\s*(?:[a-zA-Z][0-9]{1,2}|pass|PA|pa|@@))+\s*$")
 
 
 def _is_cells(token: str) -> bool:
     n = len(token)
-    return bool(_CELLS.match(token)) and any(n == k * k for k in range(3, 9))
+    return bool(_CELLS.match(token)) and any(n == k * k for k in range(MIN_SIZE, MAX_SIZE + 1))
 
 
-def detect_format(text: str) -> str:
+def detect_format(text: str, size: int = 8) -> str:
     """Guess the format of an input line (see :data:`FORMATS`).
 
     >>> detect_format("(;GM[Othello]BO[8 ...];)"), detect_format("f5 d6 c3"), detect_format("f5d6")
@@ -109,17 +110,18 @@ def detect_format(text: str) -> str:
         return "board"
     if len(fields) == 1 and len(t) > 9 and _is_cells(t[:-1]) and t[-1].lower() in "xobw*":
         return "board"
-    if _MOVES.match(t):
+    if (_MOVES if size <= 8 else _WIDE_MOVES).match(t):
         return "moves"
     return "unknown"
 
 
-def _moves_board(text: str) -> Board:
-    board = Board()
-    tokens = re.findall(r"[a-hA-H][1-8]|pass|PA|pa|@@|\S", text)
+def _moves_board(text: str, size: int = 8) -> Board:
+    board = Board(size)
+    square = r"[a-hA-H][1-8]" if size <= 8 else r"[a-zA-Z][0-9]{1,2}"
+    tokens = re.findall(square + r"|pass|PA|pa|@@|\S", text)
     for i, token in enumerate(tokens, 1):
         try:
-            move = parse_square(token)
+            move = parse_square(token, size)
             if move != PASS and board.must_pass():
                 board.push(PASS)  # a forced pass may be left out of a move list
             board.push(move)
@@ -128,17 +130,18 @@ def _moves_board(text: str) -> Board:
     return board
 
 
-def parse_line(text: str, fmt: str = "auto") -> tuple[str, list[Position]]:
+def parse_line(text: str, fmt: str = "auto", size: int = 8) -> tuple[str, list[Position]]:
     """Read one input line in the given format (``auto``: detect it); return the format and the
-    positions to analyse: one, or for a GGF game every position before a move. InputError
-    says why a line cannot be read.
+    positions to analyse: one, or for a GGF game every position before a move. A move list
+    starts from the standard start of a size x size board (the other formats say their size).
+    InputError says why a line cannot be read.
 
     >>> fmt, positions = parse_line("f5 d6 c3")
     >>> fmt, positions[0].board.empties
     ('moves', 57)
     """
     if fmt == "auto":
-        fmt = detect_format(text)
+        fmt = detect_format(text, size)
         if fmt == "unknown":
             raise InputError("not a position: expected OBF, a board string with its side, a UGI "
                              "FEN, a move list or a GGF game")
@@ -158,7 +161,7 @@ def parse_line(text: str, fmt: str = "auto") -> tuple[str, list[Position]]:
         if fmt == "fen":
             return fmt, [Position(Board.from_fen(text.strip()))]
         if fmt == "moves":
-            return fmt, [Position(_moves_board(text))]
+            return fmt, [Position(_moves_board(text, size))]
         record = parse_ggf(text)
         game = record.board
         board = game.replay()
@@ -186,8 +189,8 @@ def _discs(score: Optional[int], exact: bool) -> Optional[float]:
     return score // 100 if exact else round(score / 100, 2)
 
 
-def _move_name(move: Optional[Square]) -> Optional[str]:
-    return None if move is None else square_name(move)
+def _move_name(move: Optional[Square], size: int = 8) -> Optional[str]:
+    return None if move is None else square_name(move, size)
 
 
 @dataclass(frozen=True)
@@ -268,8 +271,8 @@ def make_record(file: str, line: int, text: str, fmt: str, pos: Position, result
     sign = -1 if flip else 1
 
     def line_of(info: Info) -> Line:
-        pv = tuple(square_name(m) for m in info.pv)
-        move = _move_name(info.move)
+        pv = tuple(square_name(m, board.size) for m in info.pv)
+        move = _move_name(info.move, board.size)
         if flip:
             pv, move = ("pass",) + pv, "pass"
         score = None if info.score is None else sign * info.score
@@ -279,15 +282,15 @@ def make_record(file: str, line: int, text: str, fmt: str, pos: Position, result
     known = dict(pos.known)
     main = line_of(result.info)
     lines = tuple(line_of(i) for i in result.lines) or (main,)
-    best = "pass" if flip else _move_name(result.move)
+    best = "pass" if flip else _move_name(result.move, board.size)
     known_score = max(known.values()) if known else None
-    known_best = tuple(square_name(m) for m, s in pos.known if s == known_score)
+    known_best = tuple(square_name(m, board.size) for m, s in pos.known if s == known_score)
     agrees = None
     if known_score is not None:
         agrees = best in known_best and (not main.exact or main.score == known_score)
     return Record(
         file=file, line=line, input=text, format=fmt, ply=pos.ply,
-        played=None if pos.played is None else square_name(pos.played), fen=board.fen(),
+        played=None if pos.played is None else square_name(pos.played, board.size), fen=board.fen(),
         side="black" if board.turn == BLACK else "white", empties=board.empties, best=best,
         score=main.score, exact=main.exact, depth=result.info.depth, nodes=result.info.nodes,
         time=round(elapsed, 3), pv=main.pv or ((best,) if best else ()), lines=lines,
@@ -405,7 +408,7 @@ class _Worker:
     def error(task: _Task, why: str) -> Record:
         return Record(file=task.file, line=task.line, input=clip_input(task.text), format=task.fmt,
                       ply=task.pos.ply, played=None if task.pos.played is None
-                      else square_name(task.pos.played), error=why)
+                      else square_name(task.pos.played, task.pos.board.size), error=why)
 
 
 Source = tuple[str, Iterable[str]]
@@ -417,7 +420,7 @@ def analyse_lines(sources: Sequence[Source], limit: Limit, *, spec: Optional[Eng
                   timeout: Optional[float] = None,
                   on_progress: Optional[Callable[[int, Optional[int]], None]] = None,
                   skip: int = 0, last_line: Optional[int] = None,
-                  cluster: Optional[str] = None) -> Generator[Record, None, None]:
+                  cluster: Optional[str] = None, size: int = 8) -> Generator[Record, None, None]:
     """Analyse every position of the input lines with ``jobs`` engine processes and yield the
     records in input order (a GGF game gives one record per move). Blank lines and lines
     starting with ``#`` are skipped. on_progress(done, total) is called as positions finish
@@ -426,7 +429,8 @@ def analyse_lines(sources: Sequence[Source], limit: Limit, *, spec: Optional[Eng
     earlier run); they are neither analysed nor yielded; ``last_line``: the input line of the
     last of them, checked (ResumeError from the reader if the input differs). ``cluster``: a Ray address (see
     :mod:`othello_engine.cluster`); the positions then go to its workers in batches, ``jobs``
-    engines at once (1: one per CPU of the cluster)."""
+    engines at once (1: one per CPU of the cluster). ``size``: the board of move-list lines (the
+    other formats say their own size)."""
     spec = spec or EngineSpec()
     if jobs < 1:
         raise ValueError(f"jobs must be at least 1, not {jobs}")
@@ -435,7 +439,7 @@ def analyse_lines(sources: Sequence[Source], limit: Limit, *, spec: Optional[Eng
         remote = EngineSpec(spec.command, spec.protocol, dict(spec.options))  # no local stderr
         runner = ray_cluster.AnalysisRunner(remote, limit, multipv, timeout, address=cluster,
                                             slots=None if jobs == 1 else jobs)
-        return _run(sources, [runner.consume], [], fmt, on_progress, skip, last_line)
+        return _run(sources, [runner.consume], [], fmt, on_progress, skip, last_line, size)
     workers = _start_workers(spec, jobs)
 
     def consumer(worker: _Worker) -> _Consumer:
@@ -449,7 +453,7 @@ def analyse_lines(sources: Sequence[Source], limit: Limit, *, spec: Optional[Eng
         return work
 
     return _run(sources, [consumer(w) for w in workers], [w.close for w in workers], fmt,
-                on_progress, skip, last_line)
+                on_progress, skip, last_line, size)
 
 
 def analyse_task(worker: _Worker, task: _Task, limit: Limit, multipv: int,
@@ -471,7 +475,7 @@ record under its index."""
 
 def _run(sources: Sequence[Source], consumers: list[_Consumer], closers: list[Callable[[], None]],
          fmt: str, on_progress: Optional[Callable[[int, Optional[int]], None]], skip: int = 0,
-         last_line: Optional[int] = None) -> Generator[Record, None, None]:
+         last_line: Optional[int] = None, size: int = 8) -> Generator[Record, None, None]:
     tasks: queue.Queue[Optional[_Task]] = queue.Queue()
     board = _ResultBoard(skip, max(READ_AHEAD, 32 * len(consumers)))  # room for every slot
 
@@ -495,7 +499,7 @@ def _run(sources: Sequence[Source], consumers: list[_Consumer], closers: list[Ca
                         if length > MAX_LINE:
                             raise InputError(f"line of {length} bytes is longer than the "
                                              f"{MAX_LINE} bytes a line may have: not read")
-                        found, positions = parse_line(text, fmt)
+                        found, positions = parse_line(text, fmt, size)
                     except Exception as exc:  # a bad line is one error record, never the end
                         detected = detect_format(text[:MAX_ECHO]) if fmt == "auto" else fmt
                         why = str(exc) if isinstance(exc, InputError) else f"internal error: {exc!r}"
@@ -834,6 +838,13 @@ def plot_games(games: Mapping[tuple[str, int], list[Record]], path: str) -> list
 
 # --- the command -------------------------------------------------------------------------------
 
+def _size_arg(text: str) -> int:
+    size = int_arg(text)
+    if size not in STANDARD_SIZES:
+        raise argparse.ArgumentTypeError(f"board size {size}: expected an even size 4..{MAX_SIZE}")
+    return size
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="othello-analyze",
@@ -857,6 +868,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="give up on a position after this many seconds (default: none, or "
                           "--time plus 5 s)")
     p.add_argument("--multipv", type=int_arg, default=1, metavar="K", help="analyse the K best moves")
+    p.add_argument("--size", type=_size_arg, default=8, metavar="N",
+                   help="the board of move-list lines, an even size 4..26 (default 8; FEN, board "
+                        "strings and GGF say their own size)")
     out = p.add_mutually_exclusive_group()
     out.add_argument("--json", action="store_true", help="one JSON object per line")
     out.add_argument("--csv", action="store_true", help="CSV with a header row")
@@ -1063,7 +1077,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         records = analyse_lines(_open_sources(args.files, sys.stdin.buffer), limit, spec=spec,
                                 multipv=args.multipv, jobs=args.jobs, fmt=args.format,
                                 timeout=args.timeout, on_progress=progress.update, skip=skip,
-                                last_line=last_line, cluster=args.cluster)
+                                last_line=last_line, cluster=args.cluster, size=args.size)
         out: IO[str] = sys.stdout
         if args.output:
             out_file = out = open(args.output, "a" if skip else "w", encoding="utf-8")

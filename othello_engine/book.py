@@ -2,7 +2,10 @@
 
 Every position is stored once for its 8 symmetric images: the key is the least image of the
 (player, opponent) bitboards (``board.canonical``) plus the board size, and the moves are stored in
-that canonical frame; a lookup maps them back through the inverse symmetry. Per move the book keeps
+that canonical frame; a lookup maps them back through the inverse symmetry. Up to 8x8 a bitboard is
+stored as a signed 64-bit INTEGER and a pass as 64 (as ever: such books read and write unchanged);
+a bigger board's bitboard (up to 676 bits) is stored as a big-endian BLOB in the same columns and
+its pass as ``size * size`` (the core's pass code). Per move the book keeps
 a score (centi-discs, for the side to move of the position, ``None`` until searched), the depth of
 the search behind it, whether it is exact, and how many games played it.
 
@@ -34,10 +37,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Optional, TextIO
 
-from othello_engine import _core
-from othello_engine.board import (BLACK, PASS, SYMMETRY_INVERSE, Bitboard, Board, OthelloError,
-                                  Square, canonical, parse_ggf, parse_square, square_name,
-                                  transform_square)
+from othello_engine.board import (BLACK, MAX_SIZE, PASS, STANDARD_SIZES, SYMMETRY_INVERSE, Bitboard, Board,
+                                  OthelloError, Square, canonical, from_core, legal_moves_of, parse_ggf,
+                                  parse_square, play_move, square_count, square_index, square_name,
+                                  to_core, transform_square)
 from othello_engine.textnum import ascii_float, ascii_int
 
 FORMAT = "othello_engine book"
@@ -83,12 +86,17 @@ class BookStats:
     games: int
 
 
-def _signed(x: int) -> int:
-    """A 64-bit bitboard as SQLite's signed INTEGER."""
+def _signed(x: int, size: int = 8) -> int | bytes:
+    """A bitboard as the book stores it: SQLite's signed INTEGER up to 8x8, a big-endian BLOB of
+    ``ceil(size * size / 8)`` bytes beyond (too wide for an INTEGER)."""
+    if size > 8:
+        return x.to_bytes((size * size + 7) // 8, "big")
     return x - (1 << 64) if x >= 1 << 63 else x
 
 
-def _unsigned(x: int) -> int:
+def _unsigned(x: int | bytes) -> int:
+    if isinstance(x, bytes):
+        return int.from_bytes(x, "big")
     return x + (1 << 64) if x < 0 else x
 
 
@@ -284,14 +292,16 @@ class Book:
     # --- reading ------------------------------------------------------------------------------
     def _rows(self, size: int, p: Bitboard, o: Bitboard) -> list[tuple[int, Optional[int], int, int, int]]:
         with self._lock:
-            return self._conn.execute(
+            rows = self._conn.execute(
                 "SELECT move, score, depth, exact, games FROM moves WHERE size=? AND player=? AND "
-                "opponent=?", (size, _signed(p), _signed(o))).fetchall()
+                "opponent=?", (size, _signed(p, size), _signed(o, size))).fetchall()
+        # a pass is stored as the core's pass code of the size (64 up to 8x8, as books always had)
+        return [(from_core(m, size) if isinstance(m, int) else m, s, d, e, g) for m, s, d, e, g in rows]
 
     def _node(self, size: int, p: Bitboard, o: Bitboard) -> Optional[int]:
         with self._lock:
             row = self._conn.execute("SELECT games FROM positions WHERE size=? AND player=? AND "
-                                     "opponent=?", (size, _signed(p), _signed(o))).fetchone()
+                                     "opponent=?", (size, _signed(p, size), _signed(o, size))).fetchone()
         return None if row is None else row[0]
 
     def contains(self, board: Board) -> bool:
@@ -306,7 +316,8 @@ class Book:
         inverse = SYMMETRY_INVERSE[k]
         out = [BookMove(transform_square(m, inverse, size), s, d, bool(e), g)
                for m, s, d, e, g in self._rows(size, p, o)
-               if isinstance(m, int) and 0 <= m <= PASS and (s is None or isinstance(s, int))]
+               if isinstance(m, int) and (m == PASS or 0 <= m < square_count(size))
+               and (s is None or isinstance(s, int))]
         out.sort(key=lambda b: (b.score is None, -(b.score or 0), -b.depth, -b.games, b.move))
         return out
 
@@ -338,10 +349,10 @@ class Book:
     def _ensure_node(self, conn: sqlite3.Connection, size: int, p: Bitboard, o: Bitboard,
                      games: int = 0) -> bool:
         cur = conn.execute("INSERT OR IGNORE INTO positions VALUES (?, ?, ?, ?)",
-                           (size, _signed(p), _signed(o), games))
+                           (size, _signed(p, size), _signed(o, size), games))
         if cur.rowcount == 0 and games:
             conn.execute("UPDATE positions SET games = games + ? WHERE size=? AND player=? AND "
-                         "opponent=?", (games, size, _signed(p), _signed(o)))
+                         "opponent=?", (games, size, _signed(p, size), _signed(o, size)))
         return cur.rowcount > 0
 
     def _store(self, conn: sqlite3.Connection, size: int, p: Bitboard, o: Bitboard, move: Square,
@@ -349,7 +360,7 @@ class Book:
                replace: bool = False) -> None:
         """Upsert an edge; a score replaces the stored one when it is exact, or when it is at least
         as deep and the stored one is not exact (or always with replace)."""
-        key = (size, _signed(p), _signed(o), move)
+        key = (size, _signed(p, size), _signed(o, size), to_core(move, size))
         row = conn.execute("SELECT score, depth, exact FROM moves WHERE size=? AND player=? AND "
                            "opponent=? AND move=?", key).fetchone()
         if row is None:
@@ -376,7 +387,7 @@ class Book:
                  exact: bool = False, games: int = 0) -> None:
         """Record what is known about one move of a position (the position becomes a node)."""
         if not board.is_legal(move):
-            raise BookError(f"move {square_name(move)} is not legal in {board.fen()!r}")
+            raise BookError(f"move {square_name(move, board.size)} is not legal in {board.fen()!r}")
         size, p, o, k = position_key(board.player, board.opponent, board.size)
         with self._transaction() as conn:
             self._ensure_node(conn, size, p, o)
@@ -401,10 +412,9 @@ class Book:
 
     # --- searching ----------------------------------------------------------------------------
     def _children(self, size: int, p: Bitboard, o: Bitboard) -> list[tuple[Square, Bitboard, Bitboard]]:
-        mask = _core.board_mask(size)
-        moves = _core.legal_moves(p, o, mask)
+        moves = legal_moves_of(p, o, size)
         if moves == 0:
-            if _core.legal_moves(o, p, mask) == 0:
+            if legal_moves_of(o, p, size) == 0:
                 return []
             return [(PASS, o, p)]
         out = []
@@ -413,7 +423,7 @@ class Book:
             low = x & -x
             sq = low.bit_length() - 1
             x ^= low
-            np, no = _core.make_move(p, o, sq)
+            np, no = play_move(p, o, sq, size)
             out.append((sq, np, no))
         return out
 
@@ -422,7 +432,7 @@ class Book:
             rows = self._conn.execute("SELECT size, player, opponent FROM positions").fetchall()
         nodes = [(s, _unsigned(p), _unsigned(o)) for s, p, o in rows]
         # deepest positions first, so that children are valued before their parents
-        nodes.sort(key=lambda n: -_core.popcount(n[1] | n[2]))
+        nodes.sort(key=lambda n: -(n[1] | n[2]).bit_count())
         return nodes
 
     def evaluate_moves(self, board: Board, engine: "Engine", depth: int) -> list[BookMove]:
@@ -521,10 +531,11 @@ class Book:
                 "ORDER BY size, player, opponent").fetchall()
         for size, sp, so, games in nodes:
             p, o = _unsigned(sp), _unsigned(so)
-            cells = "".join("P" if p >> (r * 8 + c) & 1 else "O" if o >> (r * 8 + c) & 1 else "-"
+            cells = "".join("P" if p >> square_index(r, c, size) & 1 else
+                            "O" if o >> square_index(r, c, size) & 1 else "-"
                             for r in range(size) for c in range(size))
             moves = sorted(self._rows(size, p, o))
-            items = " ".join(f"{square_name(m)}:{'?' if s is None else s}:{d}:{'x' if e else 'a'}:{g}"
+            items = " ".join(f"{square_name(m, size)}:{'?' if s is None else s}:{d}:{'x' if e else 'a'}:{g}"
                              for m, s, d, e, g in moves)
             out.write(f"{size} {cells} {games}" + (f" {items}" if items else "") + "\n")
         return len(nodes)
@@ -561,13 +572,13 @@ class Book:
             raise ValueError(f"cells do not make a {size}x{size} board")
         key_size, p, o, k = position_key(board.player, board.opponent, size)
         row = conn.execute("SELECT games FROM positions WHERE size=? AND player=? AND opponent=?",
-                           (size, _signed(p), _signed(o))).fetchone()
+                           (size, _signed(p, size), _signed(o, size))).fetchone()
         if row is None:
             conn.execute("INSERT INTO positions VALUES (?, ?, ?, ?)",
-                         (size, _signed(p), _signed(o), games))
+                         (size, _signed(p, size), _signed(o, size), games))
         elif games > row[0]:
             conn.execute("UPDATE positions SET games=? WHERE size=? AND player=? AND opponent=?",
-                         (games, size, _signed(p), _signed(o)))
+                         (games, size, _signed(p, size), _signed(o, size)))
         for item in fields[3:]:
             name, score, depth, exact, mgames = item.split(":")
             move = parse_square(name, size)
@@ -579,7 +590,8 @@ class Book:
                 raise ValueError(f"bad exact flag {exact!r} in {item!r}")
             self._store(conn, size, p, o, cm, s, _count(depth), exact == "x")
             conn.execute("UPDATE moves SET games = MAX(games, ?) WHERE size=? AND player=? AND "
-                         "opponent=? AND move=?", (_count(mgames), size, _signed(p), _signed(o), cm))
+                         "opponent=? AND move=?", (_count(mgames), size, _signed(p, size), _signed(o, size),
+                                                   to_core(cm, size)))
 
 
 def _count(text: str, signed: bool = False) -> int:
@@ -698,7 +710,7 @@ def nboard_book_lines(book: Optional[Book], board: Board, count: int = 1) -> lis
     legal = set(board.legal_moves()) or {PASS}
     out = []
     for m in [m for m in moves if m.move in legal][:max(1, count)]:
-        name = "PA" if m.move == PASS else square_name(m.move).upper()
+        name = "PA" if m.move == PASS else square_name(m.move, board.size).upper()
         assert m.score is not None
         depth = "100%" if m.exact else str(m.depth)
         value = f"{m.score / 100:.2f}"
@@ -890,10 +902,12 @@ def read_games(path: str, size: int = 8,
 
 
 def parse_moves(text: str, size: int = 8, board: Optional[Board] = None) -> Board:
-    """Play a move sequence (``f5d6c3``, ``f5 d6 c3``, ``F5-D6``) from the start (or board),
-    inserting forced passes."""
+    """Play a move sequence (``f5d6c3``, ``f5 d6 c3``, ``F5-D6``; ``e4d5j10`` on a bigger board)
+    from the start (or board), inserting forced passes."""
     board = board.copy() if board is not None else Board(size)
     compact = "".join(ch for ch in text if ch.isalnum())
+    if board.size > 8:
+        return _play_wide_moves(board, compact, text)
     i = 0
     while i < len(compact):
         token = compact[i:i + 2]
@@ -907,6 +921,26 @@ def parse_moves(text: str, size: int = 8, board: Optional[Board] = None) -> Boar
             board.push(PASS)
         board.push(move)
         i += 2
+    return board
+
+
+def _play_wide_moves(board: Board, compact: str, text: str) -> Board:
+    """parse_moves on a board beyond 8x8: a move is a letter and one or two digits, or ``pa``."""
+    i = 0
+    while i < len(compact):
+        if compact[i:i + 2].lower() == "pa":
+            i += 2
+            if board.must_pass():
+                board.push(PASS)
+            continue
+        j = i + 1
+        while j < len(compact) and j < i + 3 and compact[j].isdigit():
+            j += 1
+        move = parse_square(compact[i:j], board.size)
+        if board.must_pass():
+            board.push(PASS)
+        board.push(move)
+        i = j
     return board
 
 
@@ -1002,10 +1036,10 @@ def _seconds(text: str) -> float:
 
 
 def _board_size(text: str) -> int:
-    """An argparse type: a size with a standard start (4, 6 or 8)."""
-    if text.strip() not in ("4", "6", "8"):
+    """An argparse type: a size with a standard start (an even size 4..26)."""
+    if text.strip() not in {str(n) for n in STANDARD_SIZES}:
         raise argparse.ArgumentTypeError(f"{text!r} is not a board size with a standard start: "
-                                         "expected 4, 6 or 8")
+                                         f"expected an even size 4..{MAX_SIZE}")
     return int(text)
 
 
@@ -1027,7 +1061,7 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--plies", type=_int_in(1), default=None,
                    help="only the first N moves of each game (N >= 1)")
     a.add_argument("--size", type=_board_size, default=8,
-                   help="board size of move-sequence files (4, 6 or 8)")
+                   help="board size of move-sequence files (an even size 4..26)")
     d = sub.add_parser("deepen", parents=[common],
                        help="search the moves leading out of the book and negamax back")
     d.add_argument("--depth", type=_int_in(1, 60), default=8, help="search depth (1..60, default 8)")
@@ -1036,7 +1070,7 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("show", parents=[common], help="what the book knows about a position")
     s.add_argument("--moves", default="", help="moves from the start, e.g. f5d6c3")
     s.add_argument("--board", help="a board string 'CELLS SIDE' or a FEN")
-    s.add_argument("--size", type=_board_size, default=8, help="board size for --moves (4, 6 or 8)")
+    s.add_argument("--size", type=_board_size, default=8, help="board size for --moves (an even size 4..26)")
     e = sub.add_parser("export", parents=[common], help="write the book as text")
     e.add_argument("output", nargs="?", default="-")
     i = sub.add_parser("import", parents=[common], help="read a text book into the book file")
@@ -1119,7 +1153,7 @@ def _run(args: argparse.Namespace) -> int:
             if not moves:
                 print("not in the book")
             for m in moves:
-                print(f"{square_name(m.move):>4}  score {format_score(m.score, m.exact):>12}  "
+                print(f"{square_name(m.move, board.size):>4}  score {format_score(m.score, m.exact):>12}  "
                       f"depth {m.depth:>2}  games {m.games}")
         elif args.command == "export":
             if args.output == "-":

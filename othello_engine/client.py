@@ -509,11 +509,12 @@ class PlayResult:
 
 # --- the wire -------------------------------------------------------------------------------------
 
-def move_token(move: Square, protocol: str = "uci") -> str:
-    """A move as sent to an engine: ``f5``; pass is ``pass`` (UCI-like) or ``0000`` (UGI)."""
+def move_token(move: Square, protocol: str = "uci", size: int = 8) -> str:
+    """A move of a size x size board as sent to an engine: ``f5`` (``j10``); pass is ``pass``
+    (UCI-like) or ``0000`` (UGI)."""
     if move == PASS:
         return "0000" if protocol == "ugi" else "pass"
-    return square_name(move)
+    return square_name(move, size)
 
 
 def _standard_start(board: Board) -> bool:
@@ -540,7 +541,7 @@ def position_command(board: Board, protocol: str = "uci") -> str:
     else:
         head = f"position board {start.cells()} {'b' if start.turn == BLACK else 'w'}"
     if board.move_stack:
-        head += " moves " + " ".join(move_token(m, protocol) for m in board.move_stack)
+        head += " moves " + " ".join(move_token(m, protocol, board.size) for m in board.move_stack)
     return head
 
 
@@ -592,8 +593,8 @@ def parse_info(line: str, size: int = 8) -> Info:
     """Read an ``info`` line; unknown fields are skipped, unreadable moves end the PV.
 
     >>> i = parse_info("info depth 3 multipv 2 score disc -4 nodes 120 time 15 pv d3 c3 pass")
-    >>> i.depth, i.multipv, i.score, i.exact, i.time, i.pv
-    (3, 2, -400, True, 0.015, (19, 18, 64))
+    >>> i.depth, i.multipv, i.score, i.exact, i.time, i.pv == (19, 18, PASS)
+    (3, 2, -400, True, 0.015, True)
     """
     tokens = line.split()
     values: dict[str, Any] = {}

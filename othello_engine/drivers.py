@@ -319,6 +319,7 @@ class GtpPlayer(Player):
 
     def __init__(self, spec: EngineSpec) -> None:
         super().__init__(spec)
+        self.size = 8   # the board size the engine was last told
         self.sent: list[int] = []
         self.next_id = 1
 
@@ -346,13 +347,18 @@ class GtpPlayer(Player):
         self.command("protocol_version", deadline)
         self.engine_id = self.command("name", deadline, tolerate_error=True)
         self.command("boardsize 8", deadline)
+        self.size = 8
         for name, value in self.spec.options:
             self.command(f"{name} {value}".strip(), deadline)
 
     def new_game(self, board: Board, deadline: float) -> None:
         start = board.replay()
-        if start != Board(8):
-            raise EngineProtocolError(self.name, "GTP can only start from the standard 8x8 position")
+        if start.size % 2 or start != Board(start.size):
+            raise EngineProtocolError(self.name, "GTP can only start from the standard start of a board "
+                                                 "(it sets up no position)")
+        if start.size != self.size:
+            self.command(f"boardsize {start.size}", deadline)
+            self.size = start.size
         self.command("clear_board", deadline)
         self.sent = []
         tc = self.spec.tc
@@ -374,7 +380,7 @@ class GtpPlayer(Player):
                 if m == PASS:  # some engines (gtp-rhino) pass by themselves and refuse 'play b pass'
                     self.command(f"play {color} pass", deadline, tolerate_error=True)
                 else:
-                    self.command(f"play {color} {square_name(m)}", deadline)
+                    self.command(f"play {color} {square_name(m, board.size)}", deadline)
                 self.sent.append(m)
         me = "b" if board.turn == BLACK else "w"
         clock = request.black_clock if board.turn == BLACK else request.white_clock
@@ -399,7 +405,7 @@ class GtpPlayer(Player):
             raise EngineProtocolError(self.name, f"answered {first!r} to 'genmove'")
         move = first[1:].strip().split()[0] if first[1:].strip() else ""
         try:  # genmove has put the move on the engine's own board
-            self.sent.append(parse_square(move))
+            self.sent.append(parse_square(move, self.size))
         except OthelloError:
             pass  # the referee rejects it and the game ends
         return Reply(move, arrived=self.process.arrived)
@@ -434,6 +440,8 @@ class NBoardPlayer(Player):
         self.ping(deadline)
 
     def new_game(self, board: Board, deadline: float) -> None:
+        if board.size > 8:
+            raise EngineProtocolError(self.name, f"NBoard plays boards up to 8x8, not {board.size}x{board.size}")
         self.ping(deadline)
 
     def send_go(self, board: Board, request: MoveRequest) -> None:

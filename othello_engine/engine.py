@@ -12,11 +12,22 @@ from dataclasses import dataclass, field
 from typing import Callable, Optional
 
 from othello_engine import _core, timeman, weights
-from othello_engine.board import BLACK, PASS, Board, Square
+from othello_engine.board import (BLACK, FRAME_SIZE, PASS, Board, OthelloError, Square, from_core,
+                                  legal_moves_of, play_move, square_count)
 
 
 class InvalidLimitError(ValueError):
     """A Limit field out of range (a negative node count, a NaN time, depth 0...)."""
+
+
+class UnsupportedBoardError(OthelloError):
+    """A search asked on a board size the compiled core cannot search (it lacks the wide path)."""
+
+
+def max_search_depth(size: int) -> int:
+    """The deepest a search of a size x size board goes: the squares of the board beyond the four
+    of the start (60 on 8x8)."""
+    return size * size - 4
 
 
 @dataclass(frozen=True)
@@ -221,12 +232,24 @@ class Engine:
         if clock is not None:
             inc = limit.black_inc if board.turn == BLACK else limit.white_inc
             return timeman.clock_budget(clock, inc, limit.moves_to_go, board.empties,
-                                        self.move_overhead)
+                                        self.move_overhead, timeman.solve_model(board.size))
         return timeman.Budget(None, None)
+
+    def can_search(self, size: int) -> bool:
+        """True if the compiled core can search boards of this size (every size 3..8; 9..26 with
+        the wide path, ``Search.run_n``)."""
+        return size <= FRAME_SIZE or hasattr(self._search, "run_n")
+
+    def check_size(self, board: Board) -> None:
+        """UnsupportedBoardError if the core cannot search board's size."""
+        if not self.can_search(board.size):
+            raise UnsupportedBoardError(f"this build of the core cannot search a {board.size}x{board.size} "
+                                        "board (no Search.run_n); boards up to 8x8 only")
 
     def search(self, board: Board, limit: Limit, on_info: Optional[InfoCallback] = None,
                root_moves: Optional[list[Square]] = None, multipv: Optional[int] = None) -> SearchResult:
         """Search board within limit and return the result (blocking)."""
+        self.check_size(board)
         self._search.reset_stop()
         return self._run(board, limit, on_info, root_moves, multipv)
 
@@ -234,7 +257,9 @@ class Engine:
               on_done: Optional[DoneCallback] = None, root_moves: Optional[list[Square]] = None,
               multipv: Optional[int] = None) -> None:
         """Start a search in the background and return at once. on_done gets the result exactly
-        once, also when the search is stopped. The board is copied; it may change meanwhile."""
+        once, also when the search is stopped. The board is copied; it may change meanwhile.
+        UnsupportedBoardError (before anything starts) if the core cannot search its size."""
+        self.check_size(board)
         self.wait()
         board = board.copy()
         self._search.reset_stop()
@@ -293,19 +318,20 @@ class Engine:
             root_moves = None
             multipv = 1
         budget = self.budget(board, limit)
+        size = board.size
         subset = 0
         for sq in root_moves or ():
-            if 0 <= sq < 64:
+            if 0 <= sq < square_count(size):
                 subset |= 1 << sq
-        max_depth = 60 if limit.depth is None or limit.exact or limit.wld else max(1, limit.depth)
+        deepest = max_search_depth(size) if size > FRAME_SIZE else 60
+        max_depth = deepest if limit.depth is None or limit.exact or limit.wld else max(1, limit.depth)
         want = max(1, multipv if multipv is not None else self.multipv)
         solve = 1 if limit.exact else 2 if limit.wld else 0
-        mask = board.mask
 
         def convert(lines: list) -> tuple[PVLine, ...]:
             out = []
             for move, score, pv in lines:
-                pv = prefix + _legal_prefix(player, opponent, mask, tuple(pv))
+                pv = prefix + _legal_prefix(player, opponent, size, tuple(from_core(m, size) for m in pv))
                 out.append(PVLine(pv[0], sign * score, pv))
             return tuple(out)
 
@@ -318,11 +344,18 @@ class Engine:
                 on_info(SearchInfo(depth, seldepth, bool(exact), nodes, seconds, convert(lines),
                                    wld=solve == 2 and not exact and depth >= empties))
 
-        lines, depth, nodes, exact = self._search.run(
-            player, opponent, mask, max_depth, limit.nodes or 0,
-            budget.soft or 0.0, budget.hard or 0.0, subset, want, report,
-            contempt=sign * self.contempt, solve=solve, selective=self.selective,
-            pattern=self.evaluation_kind == "pattern")
+        if size <= FRAME_SIZE:
+            lines, depth, nodes, exact = self._search.run(
+                player, opponent, board.mask, max_depth, limit.nodes or 0,
+                budget.soft or 0.0, budget.hard or 0.0, subset, want, report,
+                contempt=sign * self.contempt, solve=solve, selective=self.selective,
+                pattern=self.evaluation_kind == "pattern")
+        else:
+            lines, depth, nodes, exact = self._search.run_n(
+                player, opponent, size, max_depth, limit.nodes or 0,
+                budget.soft or 0.0, budget.hard or 0.0, subset, want, report,
+                contempt=sign * self.contempt, solve=solve, selective=self.selective,
+                pattern=False)
         pv_lines = convert(lines)
         legal = board.legal_moves() or [PASS]
         if not pv_lines or pv_lines[0].move not in legal:
@@ -341,20 +374,27 @@ class Engine:
         its scalar terms (mobility, potential_mobility, parity, bias: prefixed ``pattern_``) and
         ``pattern`` (the pattern total). A finished game scores its final disc difference (times
         100) as ``total`` and 0 for every feature (see the README)."""
+        if board.size > FRAME_SIZE:
+            if not hasattr(_core, "evaluation_terms_n"):
+                raise UnsupportedBoardError(f"this build of the core cannot evaluate a {board.size}x{board.size} "
+                                            "board (no evaluation_terms_n); boards up to 8x8 only")
+            # the pattern evaluation exists for 8x8 only: wide boards have the classic terms
+            return dict(_core.evaluation_terms_n(board.player, board.opponent, board.size, False))
         return dict(_core.evaluation_terms(board.player, board.opponent, board.mask,
                                            self.evaluation_kind == "pattern"))
 
 
-def _legal_prefix(player: int, opponent: int, mask: int, pv: tuple[Square, ...]) -> tuple[Square, ...]:
-    """The longest start of pv that is a legal sequence of moves (a pass only when forced)."""
+def _legal_prefix(player: int, opponent: int, size: int, pv: tuple[Square, ...]) -> tuple[Square, ...]:
+    """The longest start of pv (moves of a size x size board, PASS for a pass) that is a legal
+    sequence of moves (a pass only when forced)."""
     out: list[Square] = []
     for move in pv:
-        moves = _core.legal_moves(player, opponent, mask)
+        moves = legal_moves_of(player, opponent, size)
         if move == PASS:
-            if moves or not _core.legal_moves(opponent, player, mask):
+            if moves or not legal_moves_of(opponent, player, size):
                 break
-        elif not (moves >> move) & 1:
+        elif not 0 <= move < square_count(size) or not (moves >> move) & 1:
             break
         out.append(move)
-        player, opponent = _core.make_move(player, opponent, move)
+        player, opponent = play_move(player, opponent, move, size)
     return tuple(out)

@@ -19,6 +19,7 @@ import json
 import math
 import os
 import queue
+import re
 import shlex
 import sys
 import threading
@@ -28,8 +29,8 @@ from importlib import resources
 from typing import Callable, Iterable, Optional, TextIO
 
 from othello_engine import matchstats
-from othello_engine.board import (BLACK, PASS, WHITE, Board, GameRecord, OthelloError, format_ggf,
-                                  parse_ggf, parse_square, square_name)
+from othello_engine.board import (BLACK, MAX_SIZE, MIN_SIZE, PASS, WHITE, Board, GameRecord, OthelloError,
+                                  canonical, format_ggf, parse_ggf, parse_square, square_name)
 from othello_engine.drivers import (PROTOCOLS, DriverError, EngineFailure, EngineSpec,
                                     EngineStartError, EngineTimeout, MoveRequest, Player, TimeControl,
                                     make_player)
@@ -152,7 +153,8 @@ class Opening:
     @property
     def text(self) -> str:
         if self.board.move_stack:
-            return "".join("pass" if m == PASS else square_name(m) for m in self.board.move_stack)
+            size = self.board.size
+            return "".join("pass" if m == PASS else square_name(m, size) for m in self.board.move_stack)
         return self.board.fen()
 
 
@@ -165,14 +167,26 @@ class SkippedLine:
     reason: str
 
 
-def parse_opening_line(text: str) -> Board:
-    """One opening: a move line (``f5d6c4d3``, ``f5 d6 c4``, ``F5-D6``), a UGI FEN
-    (``8/8/8/3ox3/3xo3/8/8/8 x``) or a board string (64 cells ``X``/``O``/``-`` and the side,
-    OBF-style, anything after ``;`` ignored). Raises OthelloError naming the problem.
+def parse_opening_line(text: str, size: int = 8) -> Board:
+    """One opening: a move line from the standard start of a size x size board (``f5d6c4d3``,
+    ``f5 d6 c4``, ``F5-D6``; ``e4d5j10`` on 10x10), a UGI FEN (``8/8/8/3ox3/3xo3/8/8/8 x``) or a
+    board string (size*size cells ``X``/``O``/``-`` and the side, OBF-style, anything after ``;``
+    ignored). A FEN or board string of another size than ``size`` is an error. Raises
+    OthelloError naming the problem.
 
     >>> [square_name(m) for m in parse_opening_line('f5d6c3').move_stack]
     ['f5', 'd6', 'c3']
+    >>> [square_name(m, 10) for m in parse_opening_line('e4 d4', 10).move_stack]
+    ['e4', 'd4']
     """
+    board = _opening_board(text, size)
+    if board.size != size:
+        raise OthelloError(f"bad opening {text.strip()[:60]!r}: a {board.size}x{board.size} position in "
+                           f"a match on {size}x{size}")
+    return board
+
+
+def _opening_board(text: str, size: int) -> Board:
     line = text.split(";")[0].strip()
     fields = line.split()
     if not fields:
@@ -180,12 +194,23 @@ def parse_opening_line(text: str) -> Board:
     if "/" in fields[0]:
         return Board.from_fen(" ".join(fields))
     joined = "".join(fields)
-    if len(fields) <= 2 and len(fields[0]) in (64, 65) and set(fields[0][:64]) <= set("XxOo-.*"):
-        cells = fields[0][:64].replace("*", "X").replace(".", "-")
-        side = fields[1] if len(fields) == 2 else fields[0][64:]
+    n = size * size
+    if len(fields) <= 2 and len(fields[0]) in (n, n + 1) and set(fields[0][:n]) <= set("XxOo-.*"):
+        cells = fields[0][:n].replace("*", "X").replace(".", "-")
+        side = fields[1] if len(fields) == 2 else fields[0][n:]
         return Board.from_cells(cells, side)
-    board = Board()
+    board = Board(size)
     tokens = joined.replace(",", "").replace("-", "").replace(".", "")
+    if size > 8:
+        # rows of one or two digits: a move is a letter and its digits (or a pass token)
+        for i, token in enumerate(_WIDE_MOVE.findall(tokens) if _WIDE_LINE.fullmatch(tokens) else [None], 1):
+            if token is None:
+                raise OthelloError(f"bad move line {line!r}: expected moves like e4d5j10")
+            try:
+                board.push(PASS if token.lower() in ("pa", "ps") else parse_square(token, size))
+            except OthelloError as exc:
+                raise OthelloError(f"bad move line {line!r}: move {i} {token!r}: {exc}") from None
+        return board
     if len(tokens) % 2:
         raise OthelloError(f"bad move line {line!r}: odd number of characters")
     for i in range(0, len(tokens), 2):
@@ -194,21 +219,55 @@ def parse_opening_line(text: str) -> Board:
             board.push(PASS)
             continue
         try:
-            board.push(parse_square(token))
+            board.push(parse_square(token, size))
         except OthelloError as exc:
             raise OthelloError(f"bad move line {line!r}: move {i // 2 + 1} {token!r}: {exc}") from None
     return board
 
 
-def load_openings(path: Optional[str] = None) -> tuple[list[Opening], list[SkippedLine]]:
+_WIDE_LINE = re.compile(r"(?:[a-zA-Z][0-9]{1,2}|[pP][aAsS])*", re.ASCII)
+_WIDE_MOVE = re.compile(r"[pP][aAsS]|[a-zA-Z][0-9]{1,2}", re.ASCII)
+
+
+def start_openings(size: int, plies: int = 4) -> list[Opening]:
+    """The distinct positions (up to symmetry) after ``plies`` moves from the standard start of a
+    size x size board, in the order of their first move line: the openings of a match on a size
+    with no opening file.
+
+    >>> len(start_openings(10, 2)), start_openings(10, 2)[0].text
+    (3, 'e4d4')
+    """
+    found: dict[tuple[int, int], Opening] = {}
+
+    def walk(board: Board, depth: int) -> None:
+        if depth == 0 or board.is_game_over():
+            key = canonical(board.player, board.opponent, size)[:2]
+            if key not in found and not board.is_game_over():
+                found[key] = Opening(board.copy(), f"start+{plies} plies ({size}x{size})")
+            return
+        for move in board.legal_moves() or [PASS]:
+            board.push(move)
+            walk(board, depth - 1)
+            board.pop()
+
+    walk(Board(size), plies)
+    return list(found.values())
+
+
+def load_openings(path: Optional[str] = None, size: int = 8) -> tuple[list[Opening], list[SkippedLine]]:
     """The openings of a file (one per line; ``#`` comments and blank lines ignored), or the
-    shipped balanced set when path is None. Unreadable lines are skipped and returned; a file
-    with no usable line, or none at all, is a MatchError.
+    shipped balanced set when path is None (8x8; on other even sizes the distinct positions 4
+    plies from the start, :func:`start_openings`). Unreadable lines are skipped and returned; a
+    file with no usable line, or none at all, is a MatchError.
 
     >>> ops, bad = load_openings()
     >>> len(ops) >= 20, bad
     (True, [])
     """
+    if path is None and size != 8:
+        if size % 2:
+            raise MatchError(f"a {size}x{size} board has no standard start: give --openings")
+        return start_openings(size), []
     if path is None:
         name = "openings (shipped)"
         text = resources.files("othello_engine").joinpath("data/openings.txt").read_text()
@@ -227,7 +286,7 @@ def load_openings(path: Optional[str] = None) -> tuple[list[Opening], list[Skipp
             continue
         source = f"{name}:{n}"
         try:
-            board = parse_opening_line(line)
+            board = parse_opening_line(line, size)
         except OthelloError as exc:
             skipped.append(SkippedLine(source, line, str(exc)))
             continue
@@ -362,7 +421,7 @@ def play_game(number: int, black: Player, white: Player, opening: Opening, margi
             fault, culprit_color = Fault("unparsable", f"unparsable move {reply.move!r}"), color
             break
         if not board.is_legal(move):
-            legal = " ".join(square_name(m) for m in board.legal_moves()) or "pass"
+            legal = " ".join(square_name(m, board.size) for m in board.legal_moves()) or "pass"
             fault = Fault("illegal", f"illegal move {reply.move!r} in {board.fen()!r} (legal: {legal})")
             culprit_color = color
             break
@@ -373,7 +432,10 @@ def play_game(number: int, black: Player, white: Player, opening: Opening, margi
         winner: Optional[int] = culprit_color ^ 1
         discs = None
         culprit: Optional[str] = players[culprit_color].name
-        result = ("+" if winner == BLACK else "-") + "64.00:" + ("t" if fault.kind in ("time", "hang") else "r")
+        # a forfeit scores every square of the board to the winner (64 up to 8x8, as GGF servers do)
+        whole = max(64, board.size * board.size)
+        result = (("+" if winner == BLACK else "-") + f"{whole}.00:"
+                  + ("t" if fault.kind in ("time", "hang") else "r"))
     elif fault is not None:  # aborted
         winner, discs, culprit, result = None, None, None, ""
     else:
@@ -742,6 +804,13 @@ def _game_of_record(job: Job, rec: GameRecord, ggf: str) -> GameResult:
 
 # --- the command line ----------------------------------------------------------------------------
 
+def _size_arg(text: str) -> int:
+    size = int_arg(text)
+    if not MIN_SIZE <= size <= MAX_SIZE:
+        raise argparse.ArgumentTypeError(f"board size {size} is out of range {MIN_SIZE}..{MAX_SIZE}")
+    return size
+
+
 def _build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(
         prog="othello-match",
@@ -754,6 +823,9 @@ def _build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--each", nargs="+", metavar="KEY=VALUE", default=[],
                     help="settings for every engine (an engine's own settings win)")
     ap.add_argument("--games", type=int_arg, default=2, help="games per pairing (default 2)")
+    ap.add_argument("--size", type=_size_arg, default=8, metavar="N",
+                    help="board size of the match, 3..26 (default 8); without --openings an even size "
+                         "plays the distinct positions 4 plies from its start")
     ap.add_argument("--openings", metavar="FILE",
                     help="openings: move lines (f5d6c4...), FEN or board lines; default: the shipped set")
     ap.add_argument("--concurrency", type=int_arg, default=1, help="games played at once (default 1)")
@@ -793,7 +865,7 @@ def config_from_args(args: argparse.Namespace) -> tuple[MatchConfig, list[Skippe
         each = [s for s in args.each if s.partition("=")[0] not in own_keys
                 and not (own_tc and s.partition("=")[0] in ("tc", "movetime", "depth", "nodes"))]
         engines.append(parse_engine(each + list(settings), k))
-    openings, skipped = load_openings(args.openings)
+    openings, skipped = load_openings(args.openings, args.size)
     sprt = None
     if args.sprt:
         try:

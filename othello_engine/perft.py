@@ -10,9 +10,8 @@ import time
 from dataclasses import dataclass
 from typing import Callable, Optional
 
-from othello_engine import _core
 from othello_engine.board import (PASS, Board, InvalidBoardError, OthelloError, parse_obf, parse_position,
-                                  parse_side, square_name)
+                                  parse_side, perft_count, play_move, square_name)
 from othello_engine.textnum import int_arg
 
 
@@ -46,18 +45,18 @@ def perft(board: Board, depth: int, bulk: bool = False, divide: bool = True,
     """
     if depth < 0:
         raise ValueError(f"perft depth {depth} must be >= 0")
-    P, O, mask = board.player, board.opponent, board.mask
+    P, O, size = board.player, board.opponent, board.size
     start = time.perf_counter()
     per_move: list[tuple[int, int]] = []
     if not divide or depth == 0 or board.is_game_over():
-        total = _core.perft(P, O, depth, mask, bulk, stop)
+        total = perft_count(P, O, depth, size, bulk, stop)
         if stop is not None and stop[0]:
             total = 0
     else:
         moves = board.legal_moves() or [PASS]
         for move in moves:
-            p, o = _core.make_move(P, O, move)
-            n = _core.perft(p, o, depth - 1, mask, bulk, stop)
+            p, o = play_move(P, O, move, size)
+            n = perft_count(p, o, depth - 1, size, bulk, stop)
             if stop is not None and stop[0]:
                 break       # this move's count is partial: leave it out
             per_move.append((move, n))
@@ -112,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
         description="Count the leaves of the game tree (perft) from a position, per root move.")
     parser.add_argument("depth", type=int_arg, help="plies to count (a forced pass is a ply)")
     parser.add_argument("--size", type=int_arg, default=None,
-                        help="board size for the standard start (4, 6, 8; default 8)")
+                        help="board size for the standard start (an even size 4..26; default 8)")
     where = parser.add_mutually_exclusive_group()
     where.add_argument("--position", help="a FEN or an absolute board string with the side to move")
     where.add_argument("--fen", help="UGI FEN, e.g. '8/8/8/3ox3/3xo3/8/8/8 x'")
@@ -182,7 +181,7 @@ def _print_counts(board: Board, args: argparse.Namespace, stop: bytearray) -> No
                   flush=True)
         return
     r = perft(board, args.depth, args.bulk, divide=not args.no_divide,
-              on_move=lambda move, n: print(f"{square_name(move)} {n}", flush=True), stop=stop)
+              on_move=lambda move, n: print(f"{square_name(move, board.size)} {n}", flush=True), stop=stop)
     if r.stopped:
         return
     print(f"depth {r.depth}")

@@ -14,7 +14,7 @@ from typing import Callable, Optional, TextIO
 
 from othello_engine.board import (BLACK, FILES, PASS, STANDARD_SIZES, WHITE, Board, Color,
                                   IllegalMoveError, OthelloError, Square, format_ggf, parse_ggf,
-                                  parse_square, square_name)
+                                  parse_square, square_name, stride)
 from othello_engine.engine import Engine, Limit, SearchResult
 from othello_engine.textnum import float_arg, int_arg
 
@@ -68,16 +68,16 @@ def render_board(board: Board, style: Style, last: Optional[Square] = None,
     the side to move, ``.`` empty; the last move is framed by ``[ ]``."""
     n = board.size
     legal = board.legal_moves_mask() if show_legal else 0
-    last_col = last % 8 if last is not None and last != PASS else -1
-    last_row = last // 8 if last is not None and last != PASS else -1
+    step = stride(n)
+    last_col = last % step if last is not None and last != PASS else -1
+    last_row = last // step if last is not None and last != PASS else -1
     files = "    " + " ".join(FILES[:n])
     out = [files]
     bg = "42"  # green felt
     for r in range(n):
         parts = []
         for c in range(n):
-            sq = r * 8 + c
-            bit = 1 << sq
+            bit = 1 << (r * step + c)
             if board.black & bit:
                 glyph = style.paint("●" if style.unicode else "X", f"1;30;{bg}")
             elif board.white & bit:
@@ -153,7 +153,7 @@ class Game:
             self.write(f"Your move ({DISC_LETTERS[you]}). Legal: {self.legal_text()}")
 
     def legal_text(self) -> str:
-        return " ".join(square_name(m) for m in self.board.legal_moves()) or "none"
+        return " ".join(square_name(m, self.board.size) for m in self.board.legal_moves()) or "none"
 
     # --- the engine ---------------------------------------------------------------------------
     def think(self, label: str) -> SearchResult:
@@ -195,14 +195,14 @@ class Game:
         move = self.book_probe(self.board) if self.book_probe is not None else None
         if move is not None and self.board.is_legal(move):
             self.board.push(move)
-            self.write(f"{me} plays {square_name(move)} (from the book).")
+            self.write(f"{me} plays {square_name(move, self.board.size)} (from the book).")
             return
         result = self.think(f"{me} is thinking...")
         move = result.best_move
         if move is None or not self.board.is_legal(move):  # defensive: never play an illegal move
             move = self.board.legal_moves()[0]
         self.board.push(move)
-        self.write(f"{me} plays {square_name(move)}.")
+        self.write(f"{me} plays {square_name(move, self.board.size)}.")
 
     def advance(self) -> None:
         """Let the engine move and pass for the person as long as it is not the person's turn to
@@ -281,7 +281,7 @@ class Game:
             if trial.turn == self.human and move != PASS:
                 self.board = trial
                 self.announced_end = False
-                self.write(f"Took back your move {square_name(move)} and what followed.")
+                self.write(f"Took back your move {square_name(move, self.board.size)} and what followed.")
                 self.show()
                 return
         self.write("Nothing to undo: you have not moved yet in this game.")
@@ -298,7 +298,7 @@ class Game:
         if result.best_move is None:
             self.write("No hint: the game is over.")
             return
-        self.write(f"Hint: {square_name(result.best_move)} "
+        self.write(f"Hint: {square_name(result.best_move, self.board.size)} "
                    f"({format_score(result.score, result.exact)} for you, depth {result.depth}"
                    f"{', exact' if result.exact else ''}).")
 
@@ -309,7 +309,7 @@ class Game:
             return
         result = self.think("evaluating...")
         score = result.score if b.turn == self.human else -result.score
-        best = square_name(result.best_move) if result.best_move is not None else "none"
+        best = square_name(result.best_move, self.board.size) if result.best_move is not None else "none"
         self.write(f"Evaluation: {format_score(score, result.exact)} for you "
                    f"(depth {result.depth}{', exact' if result.exact else ''}; best move {best}); "
                    f"static evaluation {self.engine.evaluation(b)['total'] / 100:+.2f} "
@@ -389,8 +389,8 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="In the game, type help for the commands.")
     p.add_argument("--side", default="black", choices=["black", "white", "b", "w", "random"],
                    help="your colour (black moves first; default black)")
-    p.add_argument("--size", type=int_arg, default=8, choices=list(STANDARD_SIZES),
-                   help="board size for the standard start (default 8)")
+    p.add_argument("--size", type=int_arg, default=8, choices=list(STANDARD_SIZES), metavar="N",
+                   help="board size for the standard start: an even size 4..26 (default 8)")
     strength = p.add_mutually_exclusive_group()
     strength.add_argument("--depth", type=int_arg, help="engine strength: search depth per move")
     strength.add_argument("--time", type=float_arg,

@@ -11,6 +11,10 @@ opens the gate at the planned move, picks that move where this is worth about on
 and shares the rest over the moves before it by a phase weight; the moves just before the solve
 are kept short of their own gate, so that the search does not prove the result early with the
 pool still full.
+
+Nothing here assumes an 8x8 game: the moves still to play come from the empty squares (a 26x26
+game has over 670 moves), the solve estimate saturates instead of overflowing on hundreds of
+empties, and the plan costs time linear in the moves left.
 """
 
 from __future__ import annotations
@@ -58,6 +62,8 @@ search often proves the result before its planned solve, unasked, and what such 
 and did not use is left on the clock; the earlier moves take it instead."""
 LATE_MOVES = 2
 """The last LATE_MOVES moves before the planned solve get soft = hard = their share."""
+MAX_SOLVE = 1e9
+"""The solve estimate saturates here (seconds): hundreds of empties would overflow a float."""
 
 
 @dataclass(frozen=True)
@@ -78,13 +84,26 @@ class SolveModel:
     growth: float
 
     def seconds(self, empties: int) -> float:
-        return self.seconds_at_20 * self.growth ** (empties - 20)
+        try:
+            return min(MAX_SOLVE, self.seconds_at_20 * self.growth ** (empties - 20))
+        except OverflowError:
+            return MAX_SOLVE
 
 
 DEFAULT_SOLVE = SolveModel(seconds_at_20=_core.solve_seconds(20),
                            growth=_core.solve_seconds(21) / _core.solve_seconds(20))
 """The search's own estimate (``_core.solve_seconds``, which decides whether it starts the solve),
 so that the plan and the search agree on when the result can be proven."""
+
+
+def solve_model(size: int) -> SolveModel:
+    """The solve estimate of a size x size board: DEFAULT_SOLVE up to 8x8; beyond, the core's own
+    estimate for that size (``_core.solve_seconds_n``: the same tree, dearer nodes), so that the
+    plan and the search's gate agree there too."""
+    if size <= 8 or not hasattr(_core, "solve_seconds_n"):
+        return DEFAULT_SOLVE
+    at_20 = _core.solve_seconds_n(20, size)
+    return SolveModel(seconds_at_20=at_20, growth=_core.solve_seconds_n(21, size) / at_20)
 
 
 def own_moves_left(empties: int) -> int:
@@ -141,25 +160,33 @@ def clock_budget(remaining: float, increment: float, moves_to_go: Optional[int],
     # our moves to come within the horizon; what a solve at the i-th of them needs kept back
     plies = [empties - 2 * i for i in range(horizon)]
     weights = [phase_weight(e) for e in plies]
+    cost = [solve.seconds(e) for e in plies]
+    # after[i]: the solve estimates of the moves after the i-th; before[i]: the weights before it
+    # (running sums, so that the plan stays linear in the moves left: hundreds on big boards)
+    after = [0.0] * (horizon + 1)
+    for i in range(horizon - 1, 0, -1):
+        after[i - 1] = after[i] + cost[i]
+    before = [0.0] * (horizon + 1)
+    for i in range(horizon):
+        before[i + 1] = before[i] + weights[i]
 
     def needs(i: int) -> float:
         """What a solve at plies[i] keeps back of the pool: the hard limit that opens the search's
         gate then with the jitter margin every hard limit keeps, the moves after it (their
         least time, or the increments they bring if more: those are part of the pool, but come
         too late to be spent before the proof)."""
-        return (solve.seconds(plies[i]) / GATE_SHARE + JITTER
-                + SOLVE_MARGIN * sum(solve.seconds(e) for e in plies[i + 1:])
+        return (cost[i] / GATE_SHARE + JITTER + SOLVE_MARGIN * after[i]
                 + max(MIN_MOVE, increment - overhead) * (later - i))
 
     # the planned solve: the first later move whose needs are worth at most SOLVE_MOVES midgame
     # moves (what a solve keeps back and does not use is left on the clock at the end)
     solve_at = next((i for i in range(1, horizon)
-                     if needs(i) <= SOLVE_MOVES * (pool - needs(i)) / sum(weights[:i])), horizon)
+                     if needs(i) <= SOLVE_MOVES * (pool - needs(i)) / before[i]), horizon)
     reserve = needs(solve_at) if solve_at < horizon else 0.0
     gate = solve.seconds(empties) / GATE_SHARE
     # solve now when the search's gate opens with what the moves after it do not need, unless
     # this move can spend (as a midgame move, short of the gate) what the planned solve leaves
-    later_cost = SOLVE_MARGIN * sum(solve.seconds(e) for e in plies[1:])
+    later_cost = SOLVE_MARGIN * after[0]
     hard = min(cap, pool - later_cost)
     if gate <= hard and pool - reserve > gate:
         return Budget(soft=hard, hard=hard)

@@ -43,13 +43,16 @@ HOSTILE_TOKENS = [
     "\u00ff", "a9", "i1", "h9", "z", "pass", "PA", "@@", "0000", "(none)", "x" * 300, "[", "]", "\\",
     "(;", ";)", "B[", "BO[", "TY[", "\x00", "\x1b[2J", "\t", "\r", "\ufeff", "\ud7ff", "moves",
     "value", "name", "startpos", "fen", "board", "infinite", "perft", "searchmoves", "depth",
+    "j10", "z26", "a27", "k11", "10", "26", "27", "10/10",
 ]
 UCI_TEMPLATES = [
     "uci", "ugi", "isready", "ucinewgame", "uginewgame", "position startpos",
     "position startpos moves f5 d6 c3 d3 c4", "position startpos moves f5d6c3", "position startpos 6",
     "position startpos 4 moves b3", f"position board {START_CELLS} b", f"position board {START_CELLS}w",
     "position fen 8/8/8/3ox3/3xo3/8/8/8 x", "position fen 8/8/8/3ox3/3xo3/8/8/8 x 0 1 moves f5",
-    "position fen 6/6/2ox2/2xo2/6/6 x moves pass", "go depth 2", "go nodes 500", "go movetime 5",
+    "position fen 6/6/2ox2/2xo2/6/6 x moves pass", "position startpos 10", "position startpos 10 moves e4 d4",
+    "position startpos 10 moves e4d4c4c3", "position startpos 26 moves m12 l12",
+    "position fen 10/10/10/10/4ox4/4xo4/10/10/10/10 x moves e4", "go depth 2", "go nodes 500", "go movetime 5",
     "go wtime 100 btime 100 winc 0 binc 0", "go p1time 50 p2time 50 p1inc 1 p2inc 1", "go infinite",
     "go exact", "go wld", "go searchmoves f5 d3 depth 2", "go perft 3", "go movestogo 3 btime 40 wtime 40",
     "stop", "query p1turn", "query gameover", "query result", "d", "eval", "help", "debug on",
@@ -63,6 +66,7 @@ UCI_TEMPLATES = [
 NBOARD_TEMPLATES = [
     "nboard 2", "nboard 1", "set depth 2", "set depth 60", "set contempt 100", "set contempt -100",
     f"set game {GGF}", "set game (;GM[Othello]B[F5]W[F6];)", "set game (;GM[Othello]TY[6]B[B3];)",
+    "set game (;GM[Othello]TY[10]B[E4];)",
     "move F5", "move F5/1.0/2.0", "move PA", "move D3", "hint 2", "hint 1", "go", "learn", "analyze",
     "F5", "ping 3",
 ]

@@ -100,7 +100,7 @@ def test_board_strings_round_trip(size: int) -> None:
 
 
 @pytest.mark.parametrize("cells,side,why", [
-    ("-" * 10, "X", "10 cells"), ("-" * 81, "X", "81 cells"), ("-" * 4, "X", "4 cells"),
+    ("-" * 10, "X", "10 cells"), ("-" * 729, "X", "729 cells"), ("-" * 82, "X", "82 cells"), ("-" * 4, "X", "4 cells"),
     ("-" * 15 + "Z", "X", "'Z'"), ("-" * 16, "Q", "'Q'"), ("-" * 16, "", "''")])
 def test_bad_board_strings(cells: str, side: str, why: str) -> None:
     with pytest.raises(InvalidBoardError) as info:
@@ -147,7 +147,7 @@ def test_fen_round_trip(size: int) -> None:
 
 @pytest.mark.parametrize("fen,why", [
     ("8/8/8/3ox3/3xo3/8/8/8", "expected"), ("8/8/8/3ox3/3xo3/8/8/8 z", "side"),
-    ("8/8/8/3ox3/3xo3/8/8/8/8 x", "9 ranks"), ("8/8 x", "2 ranks"),
+    ("8/8/8/3ox3/3xo3/8/8/8/8 x", "rank 1 has 8 squares, expected 9"), ("/".join(["8"] * 27) + " x", "27 ranks"), ("8/8 x", "2 ranks"),
     ("8/8/8/3ox4/3xo3/8/8/8 x", "rank 4"), ("8/8/8/3ox2/3xo3/8/8/8 x", "rank 4"),
     ("8/8/8/3oxxxxx/3xo3/8/8/8 x", "rank 4"), ("8/8/8/3oy3/3xo3/8/8/8 x", "'y'"),
     ("8/8/8/3ox3/3xo3/8/8/8 x foo", "expected"), ("", "expected"), ("8/8/8/3ox3/3xo3/8/8/0 x", "'0'")])
@@ -325,8 +325,8 @@ def test_bad_symmetry_arguments() -> None:
         transform_square(36, 1, 4)
     with pytest.raises(ValueError, match="8"):
         transform_square(0, 8)
-    with pytest.raises(InvalidBoardError, match="9"):
-        canonical(0, 0, 9)
+    with pytest.raises(InvalidBoardError, match="27"):
+        canonical(0, 0, 27)
 
 
 def test_ggf_text_fields_with_brackets_stay_readable() -> None:

@@ -8,7 +8,7 @@ import pytest
 
 from othello_engine import _core
 from othello_engine.timeman import (DEFAULT_SOLVE, JITTER, MIN_BUDGET, Budget, SolveModel, clock_budget,
-                                    movetime_budget, own_moves_left)
+                                    movetime_budget, own_moves_left, solve_model)
 
 CLOCKS = [0.05, 0.3, 2.0, 10.0, 60.0, 600.0]
 INCS = [0.0, 0.01, 0.1, 2.0]
@@ -168,3 +168,39 @@ def solve_gate_opens_at(clock: float, inc: float) -> int:
                                                  (10.0, 0.1, 16), (2.0, 0.05, 14)])
 def test_a_long_clock_lets_the_search_prove_the_result_early(clock, inc, empties):
     assert solve_gate_opens_at(clock, inc) >= empties
+
+
+# --- big boards: a 26x26 game has 672 moves, not 60 ------------------------------------------------
+
+@pytest.mark.parametrize("size", [10, 16, 26])
+@pytest.mark.parametrize("clock, inc", [(30.0, 0.0), (120.0, 0.1), (600.0, 0.0), (20.0, 0.05)])
+def test_a_big_board_game_never_flags_and_uses_the_clock(size, clock, inc):
+    """Spend every hard limit plus the overhead over a whole game of a big board, planned with the
+    core's solve estimate of that size: the clock never runs out, the first moves are not starved
+    (each gets a fair share of the game's moves), and little is left at the end."""
+    model = solve_model(size)
+    left, first = clock, None
+    moves = own_moves_left(size * size - 4)
+    for empties in range(size * size - 4, 0, -2):
+        b = clock_budget(left, inc, None, empties, 0.01, model)
+        assert MIN_BUDGET <= b.soft <= b.hard
+        first = b.hard if first is None else first
+        left -= b.hard + 0.01
+        assert left > 0, (size, clock, inc, empties)
+        left += inc
+    assert first >= 0.3 * (clock - moves * 0.01) / moves
+    assert left - inc <= 0.25 * (clock + moves * inc)
+
+
+def test_the_solve_estimate_saturates_on_hundreds_of_empties():
+    assert DEFAULT_SOLVE.seconds(672) == solve_model(26).seconds(672) > 1e6
+    assert solve_model(8) == DEFAULT_SOLVE
+    assert solve_model(10).seconds(20) > DEFAULT_SOLVE.seconds(20)   # dearer nodes on wide boards
+
+
+def test_a_big_board_budget_is_quick_to_plan():
+    import time
+    started = time.perf_counter()
+    for empties in range(672, 600, -2):
+        clock_budget(300.0, 0.0, None, empties, 0.01, solve_model(26))
+    assert time.perf_counter() - started < 2.0      # 36 budgets; linear in the moves left

@@ -43,7 +43,7 @@ class Ref:
         return ref
 
     def moves(self, me: Optional[str] = None) -> list[str]:
-        return [f"{'abcdefgh'[c]}{r + 1}" for r, c in rr.legal_moves(self._grid, _COLOR[me or self.turn])]
+        return [f"{'abcdefghijklmnopqrstuvwxyz'[c]}{r + 1}" for r, c in rr.legal_moves(self._grid, _COLOR[me or self.turn])]
 
     def must_pass(self) -> bool:
         return rr.status(self._grid, _COLOR[self.turn]) == "pass"
@@ -56,7 +56,7 @@ class Ref:
             assert self.must_pass(), "illegal pass"
             square = None
         else:
-            square = (int(move[1:]) - 1, "abcdefgh".index(move[0].lower()))
+            square = (int(move[1:]) - 1, "abcdefghijklmnopqrstuvwxyz".index(move[0].lower()))
             assert square in rr.legal_moves(self._grid, _COLOR[self.turn]), f"illegal move {move}"
         self._grid = rr.play(self._grid, _COLOR[self.turn], square)
         self.turn = "o" if self.turn == "x" else "x"

@@ -13,7 +13,7 @@ from typing import Callable, Final, Optional
 from othello_engine import __version__
 from othello_engine.board import (BLACK, PASS, WHITE, Board, Color, OthelloError, Square, check_size,
                                   parse_square, square_name)
-from othello_engine.engine import Engine, Limit
+from othello_engine.engine import Engine, Limit, UnsupportedBoardError
 from othello_engine.textnum import ascii_float
 
 ENGINE_NAME: Final = "othello_engine"
@@ -65,9 +65,10 @@ def color_name(color: Color) -> str:
     return "black" if color == BLACK else "white"
 
 
-def vertex_text(move: Square) -> str:
-    """A move as the engine answers it: ``E6`` (GTP writes vertices in capitals), or ``pass``."""
-    return "pass" if move == PASS else square_name(move).upper()
+def vertex_text(move: Square, size: int = 8) -> str:
+    """A move as the engine answers it: ``E6`` (GTP writes vertices in capitals; ``J10`` on a
+    bigger board), or ``pass``."""
+    return "pass" if move == PASS else square_name(move, size).upper()
 
 
 def _clip(text: str, n: int = 30) -> str:
@@ -310,14 +311,17 @@ class GtpSession:
         if board.must_pass():
             move = PASS
         else:
-            result = self.engine.search(board, self.limit_for(color))
+            try:
+                result = self.engine.search(board, self.limit_for(color))
+            except UnsupportedBoardError as exc:
+                raise GtpError(f"cannot search: {exc}") from None
             move = result.best_move if result.best_move in board.legal_moves() else board.legal_moves()[0]
         if play:
             board.push(move)
             self.board = board
             self.history.append(pushes + 1)
             self._charge(color, time.monotonic() - started)
-        return vertex_text(move)
+        return vertex_text(move, board.size)
 
     def cmd_undo(self, args: list[str]) -> str:
         if not self.history:

@@ -227,6 +227,10 @@ class NBoardSession:
             record = parse_ggf(ggf)
         except ValueError as exc:  # every parse_ggf error is a ValueError (OthelloError or plain)
             raise ProtocolError(f"set game rejected ({_clip(str(exc), 120)}); the game is unchanged") from None
+        if record.board.size > 8:
+            # NBoard draws and numbers 8x8 boards only (its moves are two characters)
+            raise ProtocolError(f"set game rejected (a {record.board.size}x{record.board.size} board: "
+                                "NBoard plays boards up to 8x8); the game is unchanged")
         self.stop_thinking()
         self.board = record.board
         self._sync_contempt(self.board)

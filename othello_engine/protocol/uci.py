@@ -11,11 +11,11 @@ import traceback
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Optional
 
-from othello_engine import __version__, _core, weights
-from othello_engine.board import (BLACK, PASS, Board, OthelloError, Square, parse_square,
-                                  square_name)
+from othello_engine import __version__, weights
+from othello_engine.board import (BLACK, FRAME_SIZE, MAX_SIZE, PASS, STANDARD_SIZES, Board, OthelloError,
+                                  Square, parse_square, perft_count, play_move, square_name)
 from othello_engine.engine import (MAX_THREADS, Engine, Limit, SearchInfo, SearchResult,
-                                   default_threads)
+                                   default_threads, max_search_depth)
 
 ENGINE_NAME = f"othello_engine {__version__}"
 ENGINE_AUTHOR = "the othello_engine developers"
@@ -172,14 +172,19 @@ OPTIONS: list[Option] = [
 # --- parsing ------------------------------------------------------------------------------------------
 
 _SQUARE_RUN = re.compile(r"(?:[a-hA-H][1-8]){2,}")
+_WIDE_SQUARE_RUN = re.compile(r"(?:[a-zA-Z][1-9][0-9]?){2,}")
+_WIDE_SQUARE = re.compile(r"[a-zA-Z][1-9][0-9]?")
 
 
-def move_tokens(tokens: list[str]) -> list[str]:
-    """Split Edax-style runs like ``f5d6c3`` into single moves; other tokens are kept as they are."""
+def move_tokens(tokens: list[str], size: int = 8) -> list[str]:
+    """Split Edax-style runs like ``f5d6c3`` into single moves; other tokens are kept as they are.
+    On boards beyond 8x8 a square is a letter and one or two digits (``j10k9``: j10, k9)."""
     out: list[str] = []
     for tok in tokens:
-        if _SQUARE_RUN.fullmatch(tok):
+        if size <= FRAME_SIZE and _SQUARE_RUN.fullmatch(tok):
             out.extend(tok[i:i + 2] for i in range(0, len(tok), 2))
+        elif size > FRAME_SIZE and _WIDE_SQUARE_RUN.fullmatch(tok):
+            out.extend(_WIDE_SQUARE.findall(tok))
         else:
             out.append(tok)
     return out
@@ -189,7 +194,7 @@ def play_moves(board: Board, tokens: list[str]) -> None:
     """Play a move list on board. A pass is ``pass``/``PA``/``0000``/``@@``; a forced pass may
     also be left out (it is inserted when the move is legal for the other side). Raises
     ProtocolError naming the first bad move; board is then partly played (callers use a copy)."""
-    for i, tok in enumerate(move_tokens(tokens), 1):
+    for i, tok in enumerate(move_tokens(tokens, board.size), 1):
         try:
             move = parse_square(tok, board.size)
         except OthelloError as exc:
@@ -220,9 +225,9 @@ def parse_position(args: list[str]) -> Board:
     kind, rest = head[0].lower(), head[1:]
     try:
         if kind == "startpos":
-            if len(rest) > 1 or (rest and rest[0] not in ("4", "6", "8")):
+            if len(rest) > 1 or (rest and rest[0] not in _STARTPOS_SIZES):
                 raise ProtocolError(f"position: bad startpos size {quote(' '.join(rest))}: "
-                                    "expected 4, 6 or 8")
+                                    f"expected an even size 4..{MAX_SIZE}")
             board = Board(int(rest[0]) if rest else 8)
         elif kind == "board":
             board = _board_from_tokens(rest)
@@ -238,6 +243,9 @@ def parse_position(args: list[str]) -> Board:
         raise ProtocolError(f"position: {exc}") from None
     play_moves(board, moves)
     return board
+
+
+_STARTPOS_SIZES = frozenset(str(n) for n in STANDARD_SIZES)
 
 
 def _board_from_tokens(rest: list[str]) -> Board:
@@ -285,7 +293,7 @@ def parse_go(args: list[str], board: Board) -> GoRequest:
         elif key == "searchmoves":
             i += 1
             while i < len(args) and args[i].lower() not in _GO_NUMBERS and args[i].lower() not in _GO_FLAGS:
-                for tok in move_tokens([args[i]]):
+                for tok in move_tokens([args[i]], board.size):
                     try:
                         move = parse_square(tok, board.size)
                     except OthelloError as exc:
@@ -321,7 +329,8 @@ def parse_go(args: list[str], board: Board) -> GoRequest:
         return None if ms is None else max(0, ms) / 1000
 
     depth = numbers.get("depth")
-    limit = Limit(depth=None if depth is None else min(depth, MAX_DEPTH), nodes=numbers.get("nodes"),
+    deepest = MAX_DEPTH if board.size <= FRAME_SIZE else max_search_depth(board.size)
+    limit = Limit(depth=None if depth is None else min(depth, deepest), nodes=numbers.get("nodes"),
                   time=seconds(numbers.get("movetime")), black_clock=seconds(black),
                   white_clock=seconds(white), black_inc=numbers.get("binc", 0) / 1000,
                   white_inc=numbers.get("winc", 0) / 1000, moves_to_go=numbers.get("movestogo"),
@@ -417,7 +426,7 @@ class UciSession:
             return "(none)"
         if move == PASS:
             return "0000" if self.ugi else "pass"
-        return square_name(move)
+        return square_name(move, self.board.size)
 
     def require_idle(self, what: str) -> None:
         """Return when no search runs; wait for one being stopped; else ProtocolError."""
@@ -510,7 +519,7 @@ class UciSession:
         self.out(f"discs black {b.count(0)} white {b.count(1)} empties {b.empties}")
         legal = b.legal_moves()
         if legal:
-            self.out("legal " + " ".join(square_name(m) for m in legal))
+            self.out("legal " + " ".join(square_name(m, b.size) for m in legal))
         else:
             self.out("legal " + (self.move_text(PASS) if b.must_pass() else "none"))
         self.out("moves " + " ".join(self.move_text(m) for m in b.move_stack))
@@ -529,6 +538,8 @@ class UciSession:
         self.require_idle("go")
         request = parse_go(args, self.board)
         limit = request.limit
+        if request.perft is None:
+            self.engine.check_size(self.board)   # a clear error line before anything starts
         if (self.settings["OwnBook"] and request.perft is None and not request.root_moves
                 and not limit.infinite and not limit.exact and not limit.wld):
             from othello_engine.book import uci_book_reply
@@ -602,12 +613,12 @@ class UciSession:
         flag = self._perft_stop
         try:
             if depth == 0 or board.is_game_over():
-                total = _core.perft(board.player, board.opponent, depth, board.mask)
+                total = perft_count(board.player, board.opponent, depth, board.size)
             else:
                 roots = board.legal_moves() or [PASS]
                 for move in roots:
-                    p, o = _core.make_move(board.player, board.opponent, move)
-                    n = _core.perft(p, o, depth - 1, board.mask, True, flag)
+                    p, o = play_move(board.player, board.opponent, move, board.size)
+                    n = perft_count(p, o, depth - 1, board.size, True, flag)
                     if flag[0]:
                         stopped = True
                         break

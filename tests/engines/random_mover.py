@@ -41,14 +41,14 @@ class Mover:
         faulty = self.fault is not None and self.moves_made >= self.after
         self.moves_made += 1
         moves = board.legal_moves()
-        honest = square_name(self.rng.choice(moves)) if moves else "pass"
+        honest = square_name(self.rng.choice(moves), board.size) if moves else "pass"
         if not faulty:
             return honest
         if self.fault == "crash":
             sys.exit(3)
         if self.fault == "illegal":
             taken = board.black | board.white
-            return square_name((taken & -taken).bit_length() - 1)
+            return square_name((taken & -taken).bit_length() - 1, board.size)
         if self.fault == "garbage":
             return "z9"
         if self.fault == "hang":
@@ -82,7 +82,12 @@ def uci(mover: Mover, first: str, nohandshake: bool) -> None:
                 head, moves = words[1:i], words[i + 1:]
             else:
                 head, moves = words[1:], []
-            board = Board() if head[0] == "startpos" else Board.from_fen(" ".join(head[1:3]))
+            if head[0] == "startpos":
+                board = Board(int(head[1]) if len(head) > 1 else 8)
+            elif head[0] == "board":
+                board = Board.from_cells(head[1], head[2])
+            else:
+                board = Board.from_fen(" ".join(head[1:3]))
             for m in moves:
                 board.push_str(m)
         elif cmd == "go":
@@ -97,6 +102,7 @@ def uci(mover: Mover, first: str, nohandshake: bool) -> None:
 
 def gtp(mover: Mover, first: str, nohandshake: bool) -> None:
     board = Board()
+    size = 8
     for line in itertools.chain([first], (raw.rstrip("\r\n") for raw in sys.stdin)):
         words = line.split()
         if not words:
@@ -111,21 +117,25 @@ def gtp(mover: Mover, first: str, nohandshake: bool) -> None:
             out("= 2\n")
         elif cmd == "name":
             out("= random_mover\n")
-        elif cmd in ("boardsize", "time_settings", "time_left", "komi"):
+        elif cmd == "boardsize":
+            size = int(args[0])
+            board = Board(size)
+            out("=\n")
+        elif cmd in ("time_settings", "time_left", "komi"):
             out("=\n")
         elif cmd == "clear_board":
-            board = Board()
+            board = Board(size)
             out("=\n")
         elif cmd == "play":
             try:
-                board.push(parse_square(args[1]))
+                board.push(parse_square(args[1], board.size))
                 out("=\n")
             except (ValueError, IndexError):
                 out("? illegal move\n")
         elif cmd == "genmove":
             move = mover.choose(board)
             try:
-                board.push(parse_square(move))
+                board.push(parse_square(move, board.size))
             except ValueError:
                 pass
             out(f"= {move}\n")
