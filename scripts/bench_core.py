@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Benchmark of the compiled rules: perft(9) and perft(10) from the 8x8 start, with and without
 bulk counting, plus what the board mask of smaller boards costs the 8x8 path; with --size N
-(9..26), perft from the start of the N x N board instead.
+(9..26), perft from the start of the N x N board instead. With --reversi, also the same perft with
+the `reversi` library of GitHub y-tetsu/reversi (a Python package for boards of 4x4 to 26x26; not on
+PyPI, so install it from its source, then the figures and the ratio are printed; skipped otherwise).
 
 Prints the best of --repeat runs of each, as wall time and as the process's CPU time (the machine
 is shared: the best run is the least disturbed one, and CPU time does not count the time spent
@@ -59,13 +61,59 @@ def bench_wide(size: int, depths: tuple[int, ...], repeat: int) -> None:
                   f"{cpu:>8.3f} {expected / cpu / 1e6:>14.1f}M")
 
 
+def reversi_perft(board, color, other, depth: int) -> int:
+    """Leaves of the game tree through the y-tetsu `reversi` board API, counted as _core.perft
+    counts them (a pass is a ply only when the opponent can move; a finished game is one leaf)."""
+    if depth == 0:
+        return 1
+    moves = board.get_legal_moves(color)
+    if not moves:
+        if not board.get_legal_moves(other):
+            return 1
+        return reversi_perft(board, other, color, depth - 1)
+    total = 0
+    for x, y in moves:
+        board.put_disc(color, x, y)
+        total += reversi_perft(board, other, color, depth - 1)
+        board.undo()
+    return total
+
+
+def compare_reversi(size: int, depth: int, repeat: int) -> None:
+    """perft(depth) from the start of a size x size board by the `reversi` library and by the core
+    (without bulk counting, so both make every move), with the speed ratio."""
+    try:
+        import reversi
+    except ImportError:
+        print("reversi (y-tetsu/reversi) is not installed: no comparison")
+        return
+    board = reversi.BitBoard(size)
+    black, white = reversi.C.black, reversi.C.white
+    if size <= 8:
+        P, O, mask = Board(size).player, Board(size).opponent, _core.board_mask(size)
+        expected = _core.perft(P, O, depth, mask)
+        ours = best_time(lambda: _core.perft(P, O, depth, mask), repeat, expected)[1]
+    else:
+        P, O = start_position(size)
+        expected = _core.perft_n(P, O, depth, size)
+        ours = best_time(lambda: _core.perft_n(P, O, depth, size), repeat, expected)[1]
+    theirs = best_time(lambda: reversi_perft(board, black, white, depth), 1, expected)[1]
+    print(f"{size}x{size} perft({depth}) = {expected}: reversi {type(board).__name__} "
+          f"{expected / theirs / 1e3:.1f}k leaves/s, othello_engine {expected / ours / 1e6:.1f}M "
+          f"leaves/s (cpu): {theirs / ours:,.0f} times faster")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--size", type=int, default=8, help="board size (8: the 8x8 figures)")
     parser.add_argument("--depth", type=int, action="append",
                         help="perft depth on a wide board (repeatable; default by size)")
+    parser.add_argument("--reversi", type=int, metavar="DEPTH",
+                        help="also time perft(DEPTH) with the y-tetsu reversi library, if installed")
     args = parser.parse_args()
+    if args.reversi is not None:
+        compare_reversi(args.size, args.reversi, args.repeat)
     if args.size != 8:
         depths = tuple(args.depth or WIDE_DEPTHS.get(args.size, (7,)))
         bench_wide(args.size, depths, args.repeat)
