@@ -112,7 +112,7 @@ def square_count(size: int) -> int:
 
 def square_index(row: int, col: int, size: int = 8) -> Square:
     """The square of a zero-based row and column on a size x size board (no range check)."""
-    return row * (FRAME_SIZE if size <= FRAME_SIZE else size) + col
+    return row * stride(size) + col
 
 
 def board_mask(size: int) -> Bitboard:
@@ -126,18 +126,19 @@ def board_mask(size: int) -> Bitboard:
 
 
 def core_pass(size: int) -> int:
-    """The compiled core's pass code on a size x size board (64 up to 8x8, size * size beyond)."""
-    return 64 if size <= FRAME_SIZE else size * size
+    """The compiled core's pass code on a size x size board: the first index past its frame's
+    squares (64 up to 8x8, size * size beyond)."""
+    return square_count(size)
 
 
 def to_core(move: Square, size: int) -> int:
     """A move (square or PASS) as the core takes it on a size x size board."""
-    return (64 if size <= FRAME_SIZE else size * size) if move == PASS else move
+    return core_pass(size) if move == PASS else move
 
 
 def from_core(move: int, size: int) -> Square:
     """A move as the core returns it on a size x size board, PASS for its pass code."""
-    return PASS if move == (64 if size <= FRAME_SIZE else size * size) else move
+    return PASS if move == core_pass(size) else move
 
 
 def legal_moves_of(player: Bitboard, opponent: Bitboard, size: int) -> Bitboard:
@@ -151,8 +152,8 @@ def play_move(player: Bitboard, opponent: Bitboard, move: Square, size: int) -> 
     """(player', opponent') after player plays move (a square or PASS), sides swapped: the first
     is the new side to move. The move must be legal (trusted input)."""
     if size <= FRAME_SIZE:
-        return _core.make_move(player, opponent, 64 if move == PASS else move)
-    return _core.make_move_n(player, opponent, size * size if move == PASS else move, size)
+        return _core.make_move(player, opponent, to_core(move, size))
+    return _core.make_move_n(player, opponent, to_core(move, size), size)
 
 
 def perft_count(player: Bitboard, opponent: Bitboard, depth: int, size: int, bulk: bool = False,
@@ -203,7 +204,7 @@ def parse_square(text: str, size: int = 8) -> Square:
     t = text.strip()
     if t.lower() in PASS_TOKENS:
         return PASS
-    step = FRAME_SIZE if size <= FRAME_SIZE else size
+    step = stride(size)
     last = f"{FILES[size - 1]}{size}"
     m = _ROW_COL.fullmatch(t)
     if m:
@@ -388,11 +389,10 @@ class Board:
             name = square_name(move, self.size) if 0 <= move < square_count(self.size) else repr(move)
             raise IllegalMoveError(f"illegal move {name}: " + self._why_illegal(move))
         self._undo.append((self.black, self.white, self.turn))
-        if self.size <= FRAME_SIZE:
+        if self.size <= FRAME_SIZE:     # inline, not play_move: the 8x8 game loop's hot path
             p, o = _core.make_move(self.player, self.opponent, 64 if move == PASS else move)
         else:
-            p, o = _core.make_move_n(self.player, self.opponent,
-                                     self.size * self.size if move == PASS else move, self.size)
+            p, o = play_move(self.player, self.opponent, move, self.size)
         # after make_move, p is the new side to move (the old opponent)
         if self.turn == BLACK:
             self.white, self.black = p, o

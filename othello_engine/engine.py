@@ -12,22 +12,18 @@ from dataclasses import dataclass, field
 from typing import Callable, Optional
 
 from othello_engine import _core, timeman, weights
-from othello_engine.board import (BLACK, FRAME_SIZE, PASS, Board, OthelloError, Square, from_core,
-                                  legal_moves_of, play_move, square_count)
+from othello_engine.board import (BLACK, FRAME_SIZE, PASS, Board, Square, from_core, legal_moves_of,
+                                  play_move, square_count)
 
 
 class InvalidLimitError(ValueError):
     """A Limit field out of range (a negative node count, a NaN time, depth 0...)."""
 
 
-class UnsupportedBoardError(OthelloError):
-    """A search asked on a board size the compiled core cannot search (it lacks the wide path)."""
-
-
 def max_search_depth(size: int) -> int:
-    """The deepest a search of a size x size board goes: the squares of the board beyond the four
-    of the start (60 on 8x8)."""
-    return size * size - 4
+    """The deepest a search of a size x size board goes: the squares of its frame beyond the four
+    of the start (60 on every board up to 8x8, 96 on 10x10)."""
+    return square_count(size) - 4
 
 
 @dataclass(frozen=True)
@@ -235,21 +231,9 @@ class Engine:
                                         self.move_overhead, timeman.solve_model(board.size))
         return timeman.Budget(None, None)
 
-    def can_search(self, size: int) -> bool:
-        """True if the compiled core can search boards of this size (every size 3..8; 9..26 with
-        the wide path, ``Search.run_n``)."""
-        return size <= FRAME_SIZE or hasattr(self._search, "run_n")
-
-    def check_size(self, board: Board) -> None:
-        """UnsupportedBoardError if the core cannot search board's size."""
-        if not self.can_search(board.size):
-            raise UnsupportedBoardError(f"this build of the core cannot search a {board.size}x{board.size} "
-                                        "board (no Search.run_n); boards up to 8x8 only")
-
     def search(self, board: Board, limit: Limit, on_info: Optional[InfoCallback] = None,
                root_moves: Optional[list[Square]] = None, multipv: Optional[int] = None) -> SearchResult:
         """Search board within limit and return the result (blocking)."""
-        self.check_size(board)
         self._search.reset_stop()
         return self._run(board, limit, on_info, root_moves, multipv)
 
@@ -257,9 +241,7 @@ class Engine:
               on_done: Optional[DoneCallback] = None, root_moves: Optional[list[Square]] = None,
               multipv: Optional[int] = None) -> None:
         """Start a search in the background and return at once. on_done gets the result exactly
-        once, also when the search is stopped. The board is copied; it may change meanwhile.
-        UnsupportedBoardError (before anything starts) if the core cannot search its size."""
-        self.check_size(board)
+        once, also when the search is stopped. The board is copied; it may change meanwhile."""
         self.wait()
         board = board.copy()
         self._search.reset_stop()
@@ -323,8 +305,7 @@ class Engine:
         for sq in root_moves or ():
             if 0 <= sq < square_count(size):
                 subset |= 1 << sq
-        deepest = max_search_depth(size) if size > FRAME_SIZE else 60
-        max_depth = deepest if limit.depth is None or limit.exact or limit.wld else max(1, limit.depth)
+        max_depth = max_search_depth(size) if limit.depth is None or limit.exact or limit.wld else max(1, limit.depth)
         want = max(1, multipv if multipv is not None else self.multipv)
         solve = 1 if limit.exact else 2 if limit.wld else 0
 
@@ -375,9 +356,6 @@ class Engine:
         ``pattern`` (the pattern total). A finished game scores its final disc difference (times
         100) as ``total`` and 0 for every feature (see the README)."""
         if board.size > FRAME_SIZE:
-            if not hasattr(_core, "evaluation_terms_n"):
-                raise UnsupportedBoardError(f"this build of the core cannot evaluate a {board.size}x{board.size} "
-                                            "board (no evaluation_terms_n); boards up to 8x8 only")
             # the pattern evaluation exists for 8x8 only: wide boards have the classic terms
             return dict(_core.evaluation_terms_n(board.player, board.opponent, board.size, False))
         return dict(_core.evaluation_terms(board.player, board.opponent, board.mask,

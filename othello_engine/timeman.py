@@ -100,7 +100,7 @@ def solve_model(size: int) -> SolveModel:
     """The solve estimate of a size x size board: DEFAULT_SOLVE up to 8x8; beyond, the core's own
     estimate for that size (``_core.solve_seconds_n``: the same tree, dearer nodes), so that the
     plan and the search's gate agree there too."""
-    if size <= 8 or not hasattr(_core, "solve_seconds_n"):
+    if size <= 8:
         return DEFAULT_SOLVE
     at_20 = _core.solve_seconds_n(20, size)
     return SolveModel(seconds_at_20=at_20, growth=_core.solve_seconds_n(21, size) / at_20)

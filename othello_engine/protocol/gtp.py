@@ -13,7 +13,7 @@ from typing import Callable, Final, Optional
 from othello_engine import __version__
 from othello_engine.board import (BLACK, PASS, WHITE, Board, Color, OthelloError, Square, check_size,
                                   parse_square, square_name)
-from othello_engine.engine import Engine, Limit, UnsupportedBoardError
+from othello_engine.engine import Engine, Limit
 from othello_engine.textnum import ascii_float
 
 ENGINE_NAME: Final = "othello_engine"
@@ -311,10 +311,7 @@ class GtpSession:
         if board.must_pass():
             move = PASS
         else:
-            try:
-                result = self.engine.search(board, self.limit_for(color))
-            except UnsupportedBoardError as exc:
-                raise GtpError(f"cannot search: {exc}") from None
+            result = self.engine.search(board, self.limit_for(color))
             move = result.best_move if result.best_move in board.legal_moves() else board.legal_moves()[0]
         if play:
             board.push(move)

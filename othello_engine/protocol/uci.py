@@ -26,7 +26,6 @@ MAX_ERROR = 300
 """Longest error text (characters); longer ones (quoting huge input) are clipped."""
 MAX_MS = 10 ** 12
 """Largest time in milliseconds `go` accepts (about 31 years)."""
-MAX_DEPTH = 60
 
 
 class ProtocolError(ValueError):
@@ -329,8 +328,7 @@ def parse_go(args: list[str], board: Board) -> GoRequest:
         return None if ms is None else max(0, ms) / 1000
 
     depth = numbers.get("depth")
-    deepest = MAX_DEPTH if board.size <= FRAME_SIZE else max_search_depth(board.size)
-    limit = Limit(depth=None if depth is None else min(depth, deepest), nodes=numbers.get("nodes"),
+    limit = Limit(depth=None if depth is None else min(depth, max_search_depth(board.size)), nodes=numbers.get("nodes"),
                   time=seconds(numbers.get("movetime")), black_clock=seconds(black),
                   white_clock=seconds(white), black_inc=numbers.get("binc", 0) / 1000,
                   white_inc=numbers.get("winc", 0) / 1000, moves_to_go=numbers.get("movestogo"),
@@ -538,8 +536,6 @@ class UciSession:
         self.require_idle("go")
         request = parse_go(args, self.board)
         limit = request.limit
-        if request.perft is None:
-            self.engine.check_size(self.board)   # a clear error line before anything starts
         if (self.settings["OwnBook"] and request.perft is None and not request.root_moves
                 and not limit.infinite and not limit.exact and not limit.wld):
             from othello_engine.book import uci_book_reply
