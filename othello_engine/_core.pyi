@@ -45,6 +45,8 @@ PATTERN_FAMILIES: Final[tuple[tuple[str, int, int], ...]]
 PATTERN_SCALARS: Final[tuple[str, ...]]
 PATTERN_PHASES: Final[int]
 PATTERN_ENTRIES: Final[int]
+PATTERN_INSTANCES: Final[int]
+PATTERN_LAYOUT: Final[int]
 PATTERN_SCALAR_OFFSET: Final[int]
 
 def set_pattern_weights(weights: memoryview | bytes | object) -> None:
@@ -53,7 +55,7 @@ def set_pattern_weights(weights: memoryview | bytes | object) -> None:
 def pattern_weights_loaded() -> bool: ...
 def pattern_phase(empties: int) -> int: ...
 def pattern_features(P: object, O: object, indices: object, scalars: object) -> None:
-    """Training: the 46 table offsets and 4 scalar features of each position (uint64 buffers in,
+    """Training: the PATTERN_INSTANCES table offsets and 4 scalar features of each position (uint64 buffers in,
     int32 buffers out)."""
     ...
 def pattern_terms(P: Bitboard, O: Bitboard) -> dict[str, int]: ...

@@ -126,8 +126,8 @@ cdef extern from *:
     void oe_pattern_set(const short* w) nogil
 
 cdef enum:
-    PATTERN_INSTANCES = 46
-    PATTERN_LAYOUT = 1
+    PATTERN_INSTANCES_C = 46
+    PATTERN_LAYOUT_C = 1
 
 PATTERN_FAMILIES = (
     ("edge2x", 10, 4), ("corner2x5", 10, 8), ("corner3x3", 9, 4), ("row2", 8, 4), ("row3", 8, 4),
@@ -153,13 +153,13 @@ cdef inline int pattern_scalars(u64 P, u64 O, u64 mP, u64 mO, int empties, int* 
 
 cdef inline int pattern_eval(u64 P, u64 O, u64 mP, u64 mO) noexcept nogil:
     """Pattern evaluation of P (to move) in centi-discs, clamped to +-6300 like the classic one."""
-    cdef int ix[PATTERN_INSTANCES]
+    cdef int ix[PATTERN_INSTANCES_C]
     cdef int sc[4]
     cdef int empties = 64 - oe_popcount(P | O)
     cdef const short* w = oe_pw + oe_pattern_phase(empties) * OE_PATTERN_ENTRIES
     cdef int i, total = 0
     oe_pattern_indices(P, O, ix)
-    for i in range(PATTERN_INSTANCES):
+    for i in range(PATTERN_INSTANCES_C):
         total += w[ix[i]]
     pattern_scalars(P, O, mP, mO, empties, sc)
     for i in range(4):
@@ -195,6 +195,8 @@ def pattern_weights_loaded():
 
 
 PATTERN_PHASES = OE_PATTERN_PHASES
+PATTERN_INSTANCES = PATTERN_INSTANCES_C
+PATTERN_LAYOUT = PATTERN_LAYOUT_C
 PATTERN_ENTRIES = OE_PATTERN_ENTRIES
 PATTERN_SCALAR_OFFSET = OE_OFF_SCALAR
 
@@ -206,11 +208,12 @@ def pattern_phase(int empties):
 
 def pattern_features(const unsigned long long[::1] P, const unsigned long long[::1] O,
                      int[::1] indices, int[::1] scalars):
-    """For training: the 46 table offsets of each position (P[i] to move against O[i]) into
-    indices[46 * i:], and its 4 scalar features into scalars[4 * i:]. Runs without the GIL."""
+    """For training: the PATTERN_INSTANCES table offsets of each position (P[i] to move against
+    O[i]) into indices[PATTERN_INSTANCES * i:], and its 4 scalar features into scalars[4 * i:].
+    Runs without the GIL."""
     cdef Py_ssize_t i, n = P.shape[0]
     cdef u64 p, o, mp, mo
-    if O.shape[0] != n or indices.shape[0] < 46 * n or scalars.shape[0] < 4 * n:
+    if O.shape[0] != n or indices.shape[0] < PATTERN_INSTANCES_C * n or scalars.shape[0] < 4 * n:
         raise ValueError("pattern_features: buffer sizes do not match")
     with nogil:
         for i in range(n):
@@ -218,14 +221,14 @@ def pattern_features(const unsigned long long[::1] P, const unsigned long long[:
             o = O[i]
             mp = bb_moves(p, o, FULL_MASK_C)
             mo = bb_moves(o, p, FULL_MASK_C)
-            oe_pattern_indices(p, o, &indices[46 * i])
+            oe_pattern_indices(p, o, &indices[PATTERN_INSTANCES_C * i])
             pattern_scalars(p, o, mp, mo, 64 - oe_popcount(p | o), &scalars[4 * i])
 
 
 def pattern_terms(u64 P, u64 O):
     """The pattern evaluation of P (to move) by family, with the scalar terms and the 'pattern'
     total (unclamped), in centi-discs; needs the weights (set_pattern_weights)."""
-    cdef int ix[PATTERN_INSTANCES]
+    cdef int ix[PATTERN_INSTANCES_C]
     cdef int sc[4]
     cdef int empties = 64 - oe_popcount(P | O)
     cdef const short* w

@@ -439,15 +439,16 @@ def canonical_map():
 
 
 def positions_features(P, O):
-    """(indices n x 46, scalars n x 4) of the positions, from the core."""
+    """(indices n x PATTERN_INSTANCES, scalars n x 4) of the positions, from the core."""
     import numpy as np
     n = len(P)
-    idx = np.zeros(46 * n, dtype=np.int32)
+    k = _core.PATTERN_INSTANCES
+    idx = np.zeros(k * n, dtype=np.int32)
     sc = np.zeros(4 * n, dtype=np.int32)
     if n:
         _core.pattern_features(np.ascontiguousarray(P, dtype=np.uint64),
                                np.ascontiguousarray(O, dtype=np.uint64), idx, sc)
-    return idx.reshape(n, 46), sc.reshape(n, 4)
+    return idx.reshape(n, k), sc.reshape(n, 4)
 
 
 def fit_phase(idx, sc, y, canon, ridge: float, iterations: int):
@@ -456,7 +457,7 @@ def fit_phase(idx, sc, y, canon, ridge: float, iterations: int):
     import numpy as np
     n_tab = _core.PATTERN_SCALAR_OFFSET
     n_all = n_tab + 4
-    cidx = canon[idx]                                   # n x 46 tied entries
+    cidx = canon[idx]                                   # n x instances, tied entries
     scf = sc.astype(np.float64)
     counts = np.bincount(cidx.ravel(), minlength=n_all).astype(np.float64)
     reg = ridge * np.ones(n_all)
@@ -466,7 +467,7 @@ def fit_phase(idx, sc, y, canon, ridge: float, iterations: int):
         return w[cidx].sum(axis=1) + scf @ w[n_tab:]
 
     def At(r):
-        g = np.bincount(cidx.ravel(), weights=np.repeat(r, 46), minlength=n_all)
+        g = np.bincount(cidx.ravel(), weights=np.repeat(r, cidx.shape[1]), minlength=n_all)
         g[n_tab:] += scf.T @ r
         return g
 

@@ -32,7 +32,7 @@ from othello_engine import _core
 
 MAGIC = b"OEPW"
 FORMAT_VERSION = 1
-LAYOUT = 1
+LAYOUT = _core.PATTERN_LAYOUT
 HEADER = struct.Struct("<4sHHHHIII8x")
 MAX_STREAM = 64 << 20
 DEFAULT_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "eval8.weights")

@@ -39,7 +39,7 @@ def random_position(rng: random.Random, plies: int) -> tuple[int, int]:
 
 
 def reference_indices(P: int, O: int) -> list[int]:
-    """The 46 table offsets, square by square from the layout's definition (slow, independent)."""
+    """The table offsets, square by square from the layout's definition (slow, independent)."""
     out, offset = [], 0
     for base, syms in FAMILIES:
         squares = [s for s in range(64) if base >> s & 1]
@@ -55,14 +55,16 @@ def reference_indices(P: int, O: int) -> list[int]:
 
 
 def features(P: int, O: int) -> tuple[list[int], list[int]]:
-    idx, sc = array.array("i", [0] * 46), array.array("i", [0] * 4)
+    idx, sc = array.array("i", [0] * _core.PATTERN_INSTANCES), array.array("i", [0] * 4)
     _core.pattern_features(array.array("Q", [P]), array.array("Q", [O]), idx, sc)
     return list(idx), list(sc)
 
 
 @pytest.fixture(scope="module")
 def shipped() -> array.array:
-    assert weights.ensure_loaded(), weights.load_error
+    """The shipped weights, installed in this process (another test module may have loaded
+    others)."""
+    weights.load(weights.DEFAULT_PATH)
     return weights.read(weights.DEFAULT_PATH)
 
 
