@@ -2,8 +2,10 @@
 # Included by _search.pxi after the search state is defined.
 #
 # eg_search: principal-variation search with the transposition table (from EG_TT_MIN empties),
-#            fastest-first ordering (fewest opponent replies, corners counted twice), parity as a
-#            tie-break and a stability cut-off in null-window nodes. Table buckets are prefetched
+#            fastest-first ordering (fewest opponent replies, corners counted twice; with the
+#            pattern evaluation, from EG_SORT_EVAL empties on, the child's evaluation, or a depth-1
+#            search from EG_SORT_D1, less the replies), parity as a tie-break and a stability
+#            cut-off in null-window nodes. Table buckets are prefetched
 #            (each child's while the moves are sorted, all children's for the enhanced
 #            transposition cut-off), so that the cache misses overlap with work.
 # eg_shallow: the last EG_SHALLOW empties, null-window nodes only: no table, no sorting, moves
@@ -21,9 +23,12 @@ cdef int EG_W_POT = 0
 cdef int EG_W_STAB = 0
 
 # From how many empties moves are sorted by a static evaluation, a depth-1 and a depth-2 search
-# instead of by the opponent's mobility alone (tunable with _set_tuning for experiments).
-cdef int EG_SORT_EVAL = 99
-cdef int EG_SORT_D1 = 99
+# (each less the opponent's mobility) instead of by the opponent's mobility alone, with the
+# pattern evaluation only (tunable with _set_tuning for experiments). FFO #40-#49, one thread:
+# 3.84 G nodes and 79.9 s CPU without, 1.89 G and 42.9 s with these thresholds (16 and 18); with
+# the classic evaluation it did not pay (103 s against 106 s on #45, #48 and #49).
+cdef int EG_SORT_EVAL = 16
+cdef int EG_SORT_D1 = 18
 cdef int EG_SORT_D2 = 99
 cdef int EG_STAB_MIN = 8
 cdef int EG_ETC_MIN = 12
@@ -405,7 +410,7 @@ cdef int eg_search(SearchState* st, board_t P, board_t O, int alpha, int beta, i
             # the child will probe the table: start fetching its bucket now
             tt_prefetch(st.tt, b_hash(cP, cO))
         om = b_moves(st, cP, cO)
-        if n >= EG_SORT_EVAL:
+        if n >= EG_SORT_EVAL and st.ev.pattern:
             if n >= EG_SORT_D2:
                 v = mid_search(st, cP, cO, 2, -SCORE_INF, SCORE_INF, ply + 1, False)
             elif n >= EG_SORT_D1:
