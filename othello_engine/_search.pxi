@@ -49,6 +49,10 @@ cdef int MPC_MARGIN = 500
 # moves order the solver's first plies and their score centres its first window).
 cdef int SOLVE_PREP_DEPTH = 12
 cdef int EG_ROOT_WINDOW = 1      # experiments: half-width of the solve's first window (0 = open)
+# Scores swing by about 3 discs between odd and even depths (the deeper side's pick of noisy
+# evaluations flatters it), so an iteration's window is centred on the last score of the same
+# parity (FFO #40-#49: no gain for the solve's first window, which keeps the last score).
+cdef int ASP_PARITY = 1
 # With several threads: helpers join from this iteration depth on (earlier ones take microseconds),
 # and moves are deferred from this depth (midgame) or number of empties (solver) on.
 cdef int HELP_MIN_DEPTH = 6
@@ -60,7 +64,8 @@ cdef int HELP_SKEW = 0           # odd helpers search this many plies deeper (0:
 def _set_mid_tuning(str name, int value):
     """Experiments only: change one of the midgame ordering parameters."""
     global MID_SORT_SEARCH, MID_SORT_DEEP, MID_SORT_DEPTH, MID_SORT_MOB, MPC_MIN_DEPTH, MPC_MARGIN
-    global SOLVE_PREP_DEPTH, EG_ROOT_WINDOW, HELP_MIN_DEPTH, MID_DEFER_MIN, EG_DEFER_MIN, HELP_SKEW
+    global SOLVE_PREP_DEPTH, EG_ROOT_WINDOW, ASP_PARITY, HELP_MIN_DEPTH, MID_DEFER_MIN, EG_DEFER_MIN
+    global HELP_SKEW
     if name == "help_skew":
         HELP_SKEW = value
     elif name == "help_depth":
@@ -71,6 +76,8 @@ def _set_mid_tuning(str name, int value):
         EG_DEFER_MIN = value
     elif name == "root_window":
         EG_ROOT_WINDOW = value
+    elif name == "asp_parity":
+        ASP_PARITY = value
     elif name == "prep_depth":
         SOLVE_PREP_DEPTH = value
     elif name == "mpc_depth":
@@ -800,6 +807,8 @@ cdef object search_run(Search self, board_t P, board_t O, board_t root_moves, in
     for the board by the caller; solve_time: the expected time of an exact solve from here)."""
     cdef board_t moves, m
     cdef int depth, empties, i, delta, alpha, beta, guess, done_depth, lead
+    cdef int parity_guess[2]
+    cdef bint parity_known[2]
     cdef int eg_alpha, eg_beta
     cdef bint exact = False, eg_done = False, aborted = False
     cdef double elapsed
@@ -846,6 +855,8 @@ cdef object search_run(Search self, board_t P, board_t O, board_t root_moves, in
     result = [(st.root[0].move, 0, (st.root[0].move,))]
     done_depth = 0
     guess = 0
+    parity_known[0] = parity_known[1] = False
+    parity_guess[0] = parity_guess[1] = 0
     depth = 0
     if board_t is not u64 and empties > WIDE_SOLVE_MAX:
         # the solver's plies are bounded by MAX_PLY (a pass is a ply too): beyond this many
@@ -910,7 +921,8 @@ cdef object search_run(Search self, board_t P, board_t O, board_t root_moves, in
             delta = 0
         else:
             delta = 60
-            alpha, beta = guess - delta, guess + delta
+            g = parity_guess[depth & 1] if ASP_PARITY and parity_known[depth & 1] else guess
+            alpha, beta = g - delta, g + delta
         while True:
             search_iterate(self, P, O, depth, alpha, beta, False)
             if st.aborted:
@@ -940,6 +952,8 @@ cdef object search_run(Search self, board_t P, board_t O, board_t root_moves, in
             break
         done_depth = depth
         guess = st.root[0].score
+        parity_guess[depth & 1] = guess
+        parity_known[depth & 1] = True
         result = self._lines(st.multipv, False, False, True)
         exact = depth >= empties
         elapsed = now_seconds() - st.start

@@ -112,6 +112,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--eval", dest="evaluation", choices=("pattern", "classic"), default="pattern",
                     help="evaluation searched with (default pattern: the shipped weights)")
     ap.add_argument("--weights", help="pattern weights file (default: the shipped one)")
+    ap.add_argument("--swing", type=int, metavar="DEPTH",
+                    help="instead: the mean change of the root score from each depth to the next, "
+                         "up to DEPTH (the odd/even swing)")
     ap.add_argument("--tune", action="append", default=[], metavar="NAME=VALUE",
                     help="experiments: set a midgame tuning parameter (_core._set_mid_tuning)")
     args = ap.parse_args(argv)
@@ -129,6 +132,8 @@ def main(argv: list[str] | None = None) -> int:
         print(why, file=sys.stderr)
         return 2
     boards = midgame_positions(args.positions, args.seed)
+    if args.swing:
+        return depth_swing(boards, args.swing, args.hash, pattern)
     counts = [int(t) for t in args.threads.split(",")]
     if len(counts) > 1:
         return compare_threads(boards, args, counts, pattern)
@@ -156,6 +161,29 @@ def main(argv: list[str] | None = None) -> int:
     print(f"mean {statistics.mean(rates) / 1e6:.2f} Mnps, depth in {args.time}s: median "
           f"{statistics.median(depths)}, min {min(depths)}; depth {args.depth}: mean "
           f"{statistics.mean(fixed):.3f}s, max {max(fixed):.3f}s")
+    return 0
+
+
+def depth_swing(boards: list[Board], max_depth: int, hash_mb: int, pattern: bool) -> int:
+    """The odd/even swing: the mean (signed) and mean absolute change of the root score from each
+    iteration depth to the next, over the positions."""
+    search = _core.Search(hash_mb, 1)
+    scores: list[dict[int, int]] = []
+    for b in boards:
+        search.clear()
+        seen: dict[int, int] = {}
+
+        def note(depth, _seldepth, _exact, _nodes, _elapsed, lines, seen=seen):
+            seen[depth] = lines[0][1]
+        search.run(b.player, b.opponent, b.mask, max_depth, solve_lead=0, pattern=pattern,
+                   callback=note)
+        scores.append(seen)
+    print(f"{'depths':>8} {'positions':>9} {'mean':>7} {'mean abs':>8}   (discs, side to move)")
+    for d in range(2, max_depth + 1):
+        steps = [(s[d] - s[d - 1]) / 100.0 for s in scores if d in s and d - 1 in s]
+        if steps:
+            print(f"{d - 1:>3} -> {d:<2} {len(steps):>9} {statistics.mean(steps):>+7.2f} "
+                  f"{statistics.mean(abs(x) for x in steps):>8.2f}")
     return 0
 
 
