@@ -16,7 +16,8 @@ A weights file is a 32-byte header followed by a zlib stream of little-endian in
 
 The shipped file is ``othello_engine/data/eval8.weights``; :func:`ensure_loaded` loads it once per
 process. A missing or corrupt file leaves the engine on the classic evaluation, with the reason in
-:data:`load_error` (the protocol adapters print it as one ``info string`` / ``status`` line).
+:data:`load_error` (the protocol adapters say it once: an ``info string`` line in UCI, a ``status``
+line in NBoard, a line on standard error in GTP).
 """
 
 from __future__ import annotations

@@ -189,6 +189,49 @@ def test_corrupt_weights_give_one_info_line_and_the_classic_evaluation(tmp_path,
     assert any(ln.startswith("bestmove ") and ln.split()[1] in ("d6", "f6", "f4") for ln in lines)
 
 
+def _corrupt_copy(tmp_path, shipped) -> str:
+    path = tmp_path / "corrupt.bin"
+    blob = bytearray(weights.encode(shipped))
+    blob[100] ^= 0x55
+    path.write_bytes(bytes(blob))
+    return str(path)
+
+
+def _session(env_weights: str, args: list[str], commands: str) -> tuple[list[str], str]:
+    env = dict(os.environ, OTHELLO_ENGINE_WEIGHTS=env_weights)
+    proc = subprocess.run([sys.executable, "-m", "othello_engine", *args], input=commands.encode(),
+                          capture_output=True, env=env, timeout=60)
+    assert proc.returncode == 0
+    assert b"Traceback" not in proc.stdout and b"Traceback" not in proc.stderr
+    return proc.stdout.decode().splitlines(), proc.stderr.decode()
+
+
+def test_corrupt_weights_in_nboard_give_one_status_line_and_still_play(tmp_path, shipped) -> None:
+    bad = _corrupt_copy(tmp_path, shipped)
+    lines, _ = _session(bad, [], "nboard 2\nset depth 4\nset game (;GM[Othello]PC[x]"
+                        "BO[8 ---------------------------O*------*O--------------------------- *]"
+                        "B[F5];)\ngo\nquit\n")
+    assert lines[0] == "set myname othello_engine"
+    notes = [ln for ln in lines if "pattern evaluation unavailable" in ln]
+    assert notes == [lines[1]] and notes[0].startswith("status ") and "corrupt.bin" in notes[0]
+    assert "classic evaluation" in notes[0]
+    moves = [ln.split()[1].split("/")[0] for ln in lines if ln.startswith("=== ")]
+    assert len(moves) == 1 and moves[0] in ("D6", "F6", "F4")
+    good, _ = _session(weights.DEFAULT_PATH, [], "nboard 2\nquit\n")
+    assert good == ["set myname othello_engine", "status"]
+
+
+def test_corrupt_weights_in_gtp_give_one_stderr_line_and_still_play(tmp_path, shipped) -> None:
+    bad = _corrupt_copy(tmp_path, shipped)
+    lines, err = _session(bad, ["--gtp"], "boardsize 8\nplay b f5\ngenmove w\nquit\n")
+    notes = [ln for ln in err.splitlines() if "pattern evaluation unavailable" in ln]
+    assert len(notes) == 1 and "corrupt.bin" in notes[0] and "classic evaluation" in notes[0]
+    assert not any("pattern" in ln for ln in lines)
+    assert [ln for ln in lines if ln.startswith("=")][-2].split()[1].lower() in ("d6", "f6", "f4")
+    _, err_good = _session(weights.DEFAULT_PATH, ["--gtp"], "name\nquit\n")
+    assert "pattern evaluation" not in err_good
+
+
 def test_shipped_weights_load_silently_and_evaluation_option_switches() -> None:
     lines = _engine_session(weights.DEFAULT_PATH,
                             "uci\nposition startpos moves f5\neval\n"

@@ -8,6 +8,7 @@ import time
 import traceback
 from typing import Callable, Final, Optional
 
+from othello_engine import weights
 from othello_engine.board import (BLACK, PASS, Board, OthelloError, Square, parse_ggf, parse_square,
                                   square_name)
 from othello_engine.book import BOOK_ENV, nboard_hint_lines, nboard_learn, options_from_environment
@@ -195,7 +196,9 @@ class NBoardSession:
         if self.version != PROTOCOL_VERSION:
             self.status(f"protocol version {self.version} requested; this engine speaks version "
                         f"{PROTOCOL_VERSION}")
-        else:
+        if weights.load_error and self.engine.evaluation_kind == "pattern":
+            self.status(weights.load_error)
+        elif self.version == PROTOCOL_VERSION:
             self.status("")  # ready: NBoard shows "Loading <engine>" until a status line comes
 
     def cmd_set(self, rest: str) -> None:
