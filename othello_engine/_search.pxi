@@ -51,9 +51,9 @@ cdef int MPC_MARGIN = 300
 # moves order the solver's first plies and their score centres its first window).
 cdef int SOLVE_PREP_DEPTH = 12
 cdef int EG_ROOT_WINDOW = 1      # experiments: half-width of the solve's first window (0 = open)
-# Scores swing by about 3 discs between odd and even depths (the deeper side's pick of noisy
-# evaluations flatters it), so an iteration's window is centred on the last score of the same
-# parity (FFO #40-#49: no gain for the solve's first window, which keeps the last score).
+# Scores swing by about 3 discs between odd and even depths (the side that picks among the noisy
+# leaf evaluations is flattered by its pick), so an iteration's window is centred on the last score
+# of the same parity (FFO #40-#49: no gain for the solve's first window, which keeps the last one).
 cdef int ASP_PARITY = 1
 # With several threads: helpers join from this iteration depth on (earlier ones take microseconds),
 # and moves are deferred from this depth (midgame) or number of empties (solver) on.
