@@ -79,6 +79,10 @@ _EOF = object()
 
 MAX_LINE = 1 << 20
 """Longest engine output line kept (bytes); the rest of a longer line is dropped."""
+MAX_BATCHES = 1024
+"""Most output reads (of up to 64 KiB each) kept unread: beyond them the reader waits for the
+caller, and the pipe holds the engine back, so an engine that floods output nobody reads cannot
+fill the memory."""
 QUIT_WAIT = 0.5
 """Seconds an engine gets to exit after ``quit`` (and end of input) before it is terminated."""
 TERMINATE_WAIT = 0.5
@@ -127,7 +131,8 @@ class EngineProcess:
         self.log = log
         self._stderr_copy = stderr
         self._stderr_lines: collections.deque[str] = collections.deque(maxlen=40)
-        self._lines: queue.Queue[object] = queue.Queue()   # (arrival, [lines]) batches, then _EOF
+        # (arrival, [lines]) batches, then _EOF
+        self._lines: queue.Queue[object] = queue.Queue(maxsize=MAX_BATCHES)
         self._ready: collections.deque[tuple[str, float]] = collections.deque()  # taken, not read
         self.arrived = 0.0
         """When the line last returned by :meth:`readline` arrived (``time.monotonic()``)."""
@@ -182,14 +187,28 @@ class EngineProcess:
         except (OSError, ValueError):
             pass
         finally:
-            self._lines.put(_EOF)
+            self._put(_EOF)
 
     def _put_lines(self, arrival: float, pieces: list[bytes]) -> None:
         lines = [raw.decode("utf-8", errors="replace").rstrip("\r") for raw in pieces]
         if self.log is not None:
             for line in lines:
                 self.log("<", line)
-        self._lines.put((arrival, lines))
+        self._put((arrival, lines))
+
+    def _put(self, item: object) -> None:
+        """Queue an item, waiting while MAX_BATCHES are unread; once the process is closed, the
+        oldest unread batch makes room instead (so the reader ends, and the end is queued)."""
+        while True:
+            try:
+                self._lines.put(item, timeout=0.1)
+                return
+            except queue.Full:
+                if self._closed:
+                    try:
+                        self._lines.get_nowait()
+                    except queue.Empty:
+                        pass
 
     def _read_stderr(self) -> None:
         stream = self.proc.stderr

@@ -15,6 +15,7 @@ import pytest
 from othello_engine.board import PASS, Board, parse_square, square_name
 
 import reference_rules as ref
+from othello_engine import client
 from othello_engine.client import (Engine, EngineError, EngineProcess, EngineTerminatedError,
                                    EngineTimeoutError, IllegalEngineMoveError, Info, Limit,
                                    go_command, parse_info, position_command)
@@ -304,6 +305,39 @@ def test_process_layer_timeouts_and_eof() -> None:
             p.readline(timeout=10)
         with pytest.raises(EngineTerminatedError):
             p.send("again")
+    assert reaped(p.pid)
+
+
+FLOOD = ("import sys\n"
+         "for i in range(2000):\n"
+         "    sys.stdout.write(str(i).rjust(10_000, '.') + '\\n')\n"
+         "sys.stdout.write('done\\n')\n")
+
+
+def test_unread_output_holds_a_flooding_engine_back(monkeypatch) -> None:
+    # 20 MB of output that nobody reads: the reader keeps MAX_BATCHES reads and then waits, the
+    # pipe fills and the engine blocks in its write; reading on gets every line, in order
+    monkeypatch.setattr(client, "MAX_BATCHES", 4)
+    with EngineProcess([sys.executable, "-c", FLOOD]) as p:
+        time.sleep(1.0)
+        assert p.proc.poll() is None, "the engine wrote all its output although none was read"
+        for i in range(2000):
+            assert p.readline(timeout=10) == str(i).rjust(10_000, ".")
+        assert p.readline(timeout=10) == "done"
+        with pytest.raises(EngineTerminatedError, match="code 0"):
+            p.readline(timeout=10)
+    assert reaped(p.pid)
+
+
+def test_closing_a_flooding_engine_that_is_never_read_is_quick(monkeypatch) -> None:
+    monkeypatch.setattr(client, "MAX_BATCHES", 4)
+    p = EngineProcess([sys.executable, "-c", FLOOD])
+    time.sleep(0.5)
+    t0 = time.monotonic()
+    p.close()
+    assert time.monotonic() - t0 < 5
+    p._out_thread.join(timeout=5)
+    assert not p._out_thread.is_alive()
     assert reaped(p.pid)
 
 
