@@ -81,7 +81,10 @@ def build(src: str, workdir: str) -> str:
 def zebra_scores(exe: str, src: str, workdir: str, lines: list[str]) -> list[float]:
     """Zebra's static evaluation (discs, side to move) of each position line."""
     done = subprocess.run([exe, workdir], input="".join(lines), capture_output=True, text=True,
-                          cwd=src, check=True)
+                          cwd=src)
+    if done.returncode:
+        raise SystemExit(f"the harness failed (exit {done.returncode}):\n"
+                         + (done.stderr or done.stdout)[-2000:])
     values = [int(v) / 128.0 for v in done.stdout.split()]
     if len(values) != len(lines):
         raise SystemExit(f"the harness answered {len(values)} of {len(lines)} positions")
