@@ -808,9 +808,7 @@ cdef object search_run(Search self, board_t P, board_t O, board_t root_moves, in
     """The body of Search.run and Search.run_n, once for every board width (the state is set up
     for the board by the caller; solve_time: the expected time of an exact solve from here)."""
     cdef board_t moves, m
-    cdef int depth, empties, i, delta, alpha, beta, guess, done_depth, lead
-    cdef int parity_guess[2]
-    cdef bint parity_known[2]
+    cdef int depth, empties, i, delta, alpha, beta, guess, guess2, done_depth, lead
     cdef int eg_alpha, eg_beta
     cdef bint exact = False, eg_done = False, aborted = False
     cdef double elapsed
@@ -856,9 +854,7 @@ cdef object search_run(Search self, board_t P, board_t O, board_t root_moves, in
         lead = solve_lead
     result = [(st.root[0].move, 0, (st.root[0].move,))]
     done_depth = 0
-    guess = 0
-    parity_known[0] = parity_known[1] = False
-    parity_guess[0] = parity_guess[1] = 0
+    guess = guess2 = 0              # the scores of the last two iterations
     depth = 0
     if board_t is not u64 and empties > WIDE_SOLVE_MAX:
         # the solver's plies are bounded by MAX_PLY (a pass is a ply too): beyond this many
@@ -923,7 +919,8 @@ cdef object search_run(Search self, board_t P, board_t O, board_t root_moves, in
             delta = 0
         else:
             delta = 60
-            g = parity_guess[depth & 1] if ASP_PARITY and parity_known[depth & 1] else guess
+            # (iterations go one depth at a time, so guess2 is the score of depth - 2)
+            g = guess2 if ASP_PARITY else guess
             alpha, beta = g - delta, g + delta
         while True:
             search_iterate(self, P, O, depth, alpha, beta, False)
@@ -953,9 +950,8 @@ cdef object search_run(Search self, board_t P, board_t O, board_t root_moves, in
                 result = self._lines(1, False, False, True)
             break
         done_depth = depth
+        guess2 = guess
         guess = st.root[0].score
-        parity_guess[depth & 1] = guess
-        parity_known[depth & 1] = True
         result = self._lines(st.multipv, False, False, True)
         exact = depth >= empties
         elapsed = now_seconds() - st.start
