@@ -167,29 +167,23 @@ def test_missing_weights_file_is_a_weights_error(tmp_path) -> None:
         weights.read(str(tmp_path / "nothing.bin"))
 
 
-def _engine_session(env_weights: str, commands: str) -> list[str]:
+def _session(env_weights: str, args: list[str], commands: str) -> tuple[list[str], str]:
+    """The engine process run with the given weights file, arguments and input: its output lines
+    and its standard error."""
     env = dict(os.environ, OTHELLO_ENGINE_WEIGHTS=env_weights)
-    proc = subprocess.run([sys.executable, "-m", "othello_engine"], input=commands.encode(),
+    proc = subprocess.run([sys.executable, "-m", "othello_engine", *args], input=commands.encode(),
                           capture_output=True, env=env, timeout=60)
     assert proc.returncode == 0
-    assert b"Traceback" not in proc.stdout
-    return proc.stdout.decode().splitlines()
+    assert b"Traceback" not in proc.stdout and b"Traceback" not in proc.stderr
+    return proc.stdout.decode().splitlines(), proc.stderr.decode()
 
 
-def test_corrupt_weights_give_one_info_line_and_the_classic_evaluation(tmp_path, shipped) -> None:
-    path = tmp_path / "corrupt.bin"
-    blob = bytearray(weights.encode(shipped))
-    blob[100] ^= 0x55
-    path.write_bytes(bytes(blob))
-    lines = _engine_session(str(path), "uci\nposition startpos moves f5\neval\ngo depth 4\nquit\n")
-    notes = [ln for ln in lines if ln.startswith("info string")]
-    assert len(notes) == 1 and "classic evaluation" in notes[0] and "corrupt.bin" in notes[0]
-    assert lines.index(notes[0]) < lines.index("uciok")
-    assert not any(ln.startswith("eval pattern") for ln in lines)
-    assert any(ln.startswith("bestmove ") and ln.split()[1] in ("d6", "f6", "f4") for ln in lines)
+def _engine_session(env_weights: str, commands: str) -> list[str]:
+    return _session(env_weights, [], commands)[0]
 
 
 def _corrupt_copy(tmp_path, shipped) -> str:
+    """A copy of the shipped weights with one byte of its stream damaged."""
     path = tmp_path / "corrupt.bin"
     blob = bytearray(weights.encode(shipped))
     blob[100] ^= 0x55
@@ -197,13 +191,13 @@ def _corrupt_copy(tmp_path, shipped) -> str:
     return str(path)
 
 
-def _session(env_weights: str, args: list[str], commands: str) -> tuple[list[str], str]:
-    env = dict(os.environ, OTHELLO_ENGINE_WEIGHTS=env_weights)
-    proc = subprocess.run([sys.executable, "-m", "othello_engine", *args], input=commands.encode(),
-                          capture_output=True, env=env, timeout=60)
-    assert proc.returncode == 0
-    assert b"Traceback" not in proc.stdout and b"Traceback" not in proc.stderr
-    return proc.stdout.decode().splitlines(), proc.stderr.decode()
+def test_corrupt_weights_give_one_info_line_and_the_classic_evaluation(tmp_path, shipped) -> None:
+    lines = _engine_session(_corrupt_copy(tmp_path, shipped), "uci\nposition startpos moves f5\neval\ngo depth 4\nquit\n")
+    notes = [ln for ln in lines if ln.startswith("info string")]
+    assert len(notes) == 1 and "classic evaluation" in notes[0] and "corrupt.bin" in notes[0]
+    assert lines.index(notes[0]) < lines.index("uciok")
+    assert not any(ln.startswith("eval pattern") for ln in lines)
+    assert any(ln.startswith("bestmove ") and ln.split()[1] in ("d6", "f6", "f4") for ln in lines)
 
 
 def test_corrupt_weights_in_nboard_give_one_status_line_and_still_play(tmp_path, shipped) -> None:
