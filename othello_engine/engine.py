@@ -186,6 +186,12 @@ class Engine:
 
     # --- options --------------------------------------------------------------------------
     @property
+    def evaluation_unavailable(self) -> Optional[str]:
+        """Why the pattern evaluation asked for is not in use (its weights file could not be
+        loaded; the classic one searches instead), as the protocols say it; else None."""
+        return weights.load_error if self.evaluation_kind == "pattern" else None
+
+    @property
     def hash_mb(self) -> int:
         return self._search.hash_mb
 

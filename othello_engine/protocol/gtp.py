@@ -10,7 +10,7 @@ import traceback
 from dataclasses import dataclass
 from typing import Callable, Final, Optional
 
-from othello_engine import __version__, weights
+from othello_engine import __version__
 from othello_engine.board import (BLACK, PASS, WHITE, Board, Color, OthelloError, Square, check_size,
                                   parse_square, square_name)
 from othello_engine.engine import Engine, Limit
@@ -156,9 +156,9 @@ class GtpSession:
         self.clocks: dict[Color, Optional[Clock]] = {BLACK: None, WHITE: None}
         self._commands: dict[str, Callable[[list[str]], str]] = {
             name: getattr(self, "cmd_" + name) for name in COMMANDS if name != "quit"}
-        if weights.load_error and self.engine.evaluation_kind == "pattern":
+        if self.engine.evaluation_unavailable:
             # GTP has no unsolicited output: GTP GUIs show the engine's standard error in their log
-            sys.stderr.write(f"{ENGINE_NAME}: {weights.load_error}\n")
+            sys.stderr.write(f"{ENGINE_NAME}: {self.engine.evaluation_unavailable}\n")
             sys.stderr.flush()
 
     # --- plumbing ---------------------------------------------------------------------------------

@@ -8,7 +8,6 @@ import time
 import traceback
 from typing import Callable, Final, Optional
 
-from othello_engine import weights
 from othello_engine.board import (BLACK, PASS, Board, OthelloError, Square, parse_ggf, parse_square,
                                   square_name)
 from othello_engine.book import BOOK_ENV, nboard_hint_lines, nboard_learn, options_from_environment
@@ -196,8 +195,8 @@ class NBoardSession:
         if self.version != PROTOCOL_VERSION:
             self.status(f"protocol version {self.version} requested; this engine speaks version "
                         f"{PROTOCOL_VERSION}")
-        if weights.load_error and self.engine.evaluation_kind == "pattern":
-            self.status(weights.load_error)
+        if self.engine.evaluation_unavailable:
+            self.status(self.engine.evaluation_unavailable)
         elif self.version == PROTOCOL_VERSION:
             self.status("")  # ready: NBoard shows "Loading <engine>" until a status line comes
 

@@ -11,7 +11,7 @@ import traceback
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Optional
 
-from othello_engine import __version__, weights
+from othello_engine import __version__
 from othello_engine.board import (BLACK, FRAME_SIZE, MAX_SIZE, PASS, STANDARD_SIZES, Board, OthelloError,
                                   Square, parse_square, perft_count, play_move, square_name)
 from othello_engine.engine import (MAX_THREADS, Engine, Limit, SearchInfo, SearchResult,
@@ -145,8 +145,8 @@ def _book_option(name: str) -> Callable[["UciSession", Any], None]:
 
 def _set_evaluation(session: "UciSession", name: str) -> None:
     session.engine.evaluation_kind = name
-    if name == "pattern" and weights.load_error:
-        session.out(f"info string {weights.load_error}")
+    if session.engine.evaluation_unavailable:
+        session.out(f"info string {session.engine.evaluation_unavailable}")
 
 
 def _set_book_seed(session: "UciSession", seed: int) -> None:
@@ -450,8 +450,8 @@ class UciSession:
             if opt.name == "Threads":
                 opt = replace(opt, default=default_threads())
             self.out(opt.declaration())
-        if weights.load_error and self.engine.evaluation_kind == "pattern":
-            self.out(f"info string {weights.load_error}")
+        if self.engine.evaluation_unavailable:
+            self.out(f"info string {self.engine.evaluation_unavailable}")
         self.out(ok)
 
     def cmd_isready(self, args: list[str]) -> None:
