@@ -24,7 +24,9 @@ from dataclasses import dataclass, field
 from typing import IO, Any, Callable, Generator, Iterable, Iterator, Mapping, Optional, Sequence
 
 from othello_engine.board import (BLACK, MAX_SIZE, MIN_SIZE, PASS, STANDARD_SIZES, Board, OthelloError,
-                                  Square, parse_ggf, parse_obf, parse_square, square_name)
+                                  Square, square_name)
+from othello_engine.ggf import parse_ggf
+from othello_engine.notation import MoveListError, parse_moves, parse_obf
 from othello_engine.client import (Engine, EngineError, EngineTerminatedError, EngineTimeoutError,
                                    Info, Limit, PlayResult)
 from othello_engine.textnum import float_arg, int_arg
@@ -116,18 +118,10 @@ def detect_format(text: str, size: int = 8) -> str:
 
 
 def _moves_board(text: str, size: int = 8) -> Board:
-    board = Board(size)
-    square = r"[a-hA-H][1-8]" if size <= 8 else r"[a-zA-Z][0-9]{1,2}"
-    tokens = re.findall(square + r"|pass|PA|pa|@@|\S", text)
-    for i, token in enumerate(tokens, 1):
-        try:
-            move = parse_square(token, size)
-            if move != PASS and board.must_pass():
-                board.push(PASS)  # a forced pass may be left out of a move list
-            board.push(move)
-        except OthelloError as exc:
-            raise InputError(f"move {i} ({token!r}): {exc}") from None
-    return board
+    try:
+        return parse_moves(text, size)
+    except MoveListError as exc:
+        raise InputError(str(exc)) from None
 
 
 def parse_line(text: str, fmt: str = "auto", size: int = 8) -> tuple[str, list[Position]]:

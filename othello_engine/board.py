@@ -51,7 +51,6 @@ from __future__ import annotations
 
 import operator
 import re
-from dataclasses import dataclass, field
 from typing import Final, Iterator, Optional
 
 from othello_engine import _core
@@ -516,11 +515,11 @@ class Board:
         """
         parts = fen.split() if isinstance(fen, str) else []
         if len(parts) < 2 or not all(re.fullmatch(r"[0-9]+", p, re.ASCII) for p in parts[2:]):
-            raise InvalidBoardError(f"bad FEN {_clip(str(fen))!r}: expected '<ranks> <x|o>'")
+            raise InvalidBoardError(f"bad FEN {clip_text(str(fen))!r}: expected '<ranks> <x|o>'")
         ranks = parts[0].split("/")
         size = len(ranks)
         if not MIN_SIZE <= size <= MAX_SIZE:
-            raise InvalidBoardError(f"bad FEN {_clip(fen, 100)!r}: {size} ranks, expected {MIN_SIZE}..{MAX_SIZE}")
+            raise InvalidBoardError(f"bad FEN {clip_text(fen, 100)!r}: {size} ranks, expected {MIN_SIZE}..{MAX_SIZE}")
         n = stride(size)
         runs = _FEN_RUN_WIDE if size > FRAME_SIZE else _FEN_RUN
         black = white = 0
@@ -532,18 +531,18 @@ class Board:
                     c += int(ch)
                 elif ch in "xXoO":
                     if c >= size:
-                        raise InvalidBoardError(f"bad FEN {_clip(fen, 100)!r}: rank {r + 1} is longer than {size}")
+                        raise InvalidBoardError(f"bad FEN {clip_text(fen, 100)!r}: rank {r + 1} is longer than {size}")
                     if ch in "xX":
                         black |= 1 << (r * n + c)
                     else:
                         white |= 1 << (r * n + c)
                     c += 1
                 else:
-                    raise InvalidBoardError(f"bad FEN {_clip(fen, 100)!r}: stray character {ch[0]!r} in rank {r + 1}")
+                    raise InvalidBoardError(f"bad FEN {clip_text(fen, 100)!r}: stray character {ch[0]!r} in rank {r + 1}")
             if c != size:
-                raise InvalidBoardError(f"bad FEN {_clip(fen, 100)!r}: rank {r + 1} has {c} squares, expected {size}")
+                raise InvalidBoardError(f"bad FEN {clip_text(fen, 100)!r}: rank {r + 1} has {c} squares, expected {size}")
         if parts[1] not in ("x", "o", "X", "O"):
-            raise InvalidBoardError(f"bad FEN {_clip(fen, 100)!r}: side to move must be x or o")
+            raise InvalidBoardError(f"bad FEN {clip_text(fen, 100)!r}: side to move must be x or o")
         return cls.from_discs(size, black, white, BLACK if parts[1] in "xX" else WHITE)
 
     def fen(self) -> str:
@@ -592,14 +591,14 @@ def _read_cells(cells: str, what: str, first: str, second: str) -> tuple[int, Bi
         elif ch in second:
             b |= bit
         elif ch not in "-.":
-            raise InvalidBoardError(f"{what} {_clip(cells, 100)!r}: stray character {ch!r} at {i}")
+            raise InvalidBoardError(f"{what} {clip_text(cells, 100)!r}: stray character {ch!r} at {i}")
     return size, a, b
 
 
 def _size_from_length(n: int, text: str) -> int:
     size = int(round(n ** 0.5))
     if size * size != n or not MIN_SIZE <= size <= MAX_SIZE:
-        raise InvalidBoardError(f"bad board string {_clip(text, 100)!r}: {n} cells is not a square board "
+        raise InvalidBoardError(f"bad board string {clip_text(text, 100)!r}: {n} cells is not a square board "
                                 f"of side {MIN_SIZE}..{MAX_SIZE}")
     return size
 
@@ -616,328 +615,9 @@ def parse_side(text: str) -> Color:
     raise InvalidBoardError(f"bad side to move {text!r}: expected b, w, x or o")
 
 
-def parse_position(text: str) -> Board:
-    """Read a position in any of the text forms: a UGI FEN (it has ``/``), or an absolute board
-    string with the side to move (``<cells> <side>``, OBF annotations allowed and ignored).
-
-    >>> parse_position('8/8/8/3ox3/3xo3/8/8/8 x') == parse_position('-' * 27 + 'OX------XO' + '-' * 27 + ' X')
-    True
-    """
-    if not isinstance(text, str):
-        raise InvalidBoardError(f"bad position {text!r}: expected a string")
-    if "/" in text:
-        return Board.from_fen(text)
-    head = text.partition(";")[0].split()
-    if len(head) < 2:
-        raise InvalidBoardError(f"bad position {text!r}: expected a FEN or '<cells> <side>'")
-    return Board.from_cells("".join(head[:-1]), head[-1])
-
-
-def parse_obf(line: str) -> tuple[Board, list[tuple[Square, int]]]:
-    """Read an OBF line (FFO test-suite format): 64 cells (``X``, ``O``, ``-``), the side to move,
-    then ``; move:score`` annotations; returns the board and the (move, score) list, best first.
-    Smaller boards work the same way with N*N cells; boards beyond 8x8 have no OBF (use a FEN or
-    a board string). Annotated moves are checked for legality.
-
-    >>> b, scores = parse_obf('-' * 27 + 'OX------XO' + '-' * 27 + ' X; F5:+0; D3:+0;')
-    >>> b == Board(), [(square_name(m), v) for m, v in scores]
-    (True, [('f5', 0), ('d3', 0)])
-    """
-    if not isinstance(line, str):
-        raise InvalidBoardError(f"bad OBF line {line!r}: expected a string")
-    head, _, rest = line.partition(";")
-    fields = head.split()
-    if len(fields) == 1 and len(fields[0]) in (n * n + 1 for n in range(MIN_SIZE, MAX_SIZE + 1)):
-        fields = [fields[0][:-1], fields[0][-1]]
-    if len(fields) != 2:
-        raise InvalidBoardError(f"bad OBF line {line.strip()!r}: expected '<cells> <side>;'")
-    board = Board.from_cells(fields[0], fields[1])
-    if board.size > FRAME_SIZE:
-        raise InvalidBoardError(f"bad OBF line {_clip(line.strip())!r}: OBF is for boards up to 8x8, "
-                                f"not {board.size}x{board.size} (give a FEN or a board string)")
-    scores: list[tuple[Square, int]] = []
-    for item in rest.split(";"):
-        item = item.strip()
-        if not item:
-            continue
-        mv, sep, val = item.partition(":")
-        try:
-            move = parse_square(mv, board.size)
-            if not sep or not re.fullmatch(r"[+-]?[0-9]{1,9}", val.strip(), re.ASCII):
-                raise InvalidBoardError("expected <move>:<score>")
-        except ValueError as exc:
-            raise InvalidBoardError(f"bad OBF annotation {item!r} in {line.strip()!r}: {exc}") from None
-        if not board.is_legal(move):
-            raise InvalidBoardError(f"bad OBF annotation {item!r} in {line.strip()!r}: "
-                                    f"{mv.strip()} is not a legal move")
-        scores.append((move, int(val)))
-    return board, scores
-
-
-def format_obf(board: Board, scores: Optional[list[tuple[Square, int]]] = None) -> str:
-    """The OBF line of a position: cells (``X``, ``O``, ``-``), side (``X``/``O``), then
-    ``; MOVE:+score`` for each (move, score) given.
-
-    >>> format_obf(Board(4), [(parse_square('b1'), 2)])
-    '-----OX--XO----- X; B1:+2;'
-    """
-    if board.size > FRAME_SIZE:
-        raise InvalidBoardError(f"OBF is for boards up to 8x8, not {board.size}x{board.size}")
-    out = board.cells() + (" X;" if board.turn == BLACK else " O;")
-    for move, score in scores or []:
-        name = "PA" if move == PASS or move == LEGACY_PASS else square_name(move).upper()
-        out += f" {name}:{score:+d};"
-    return out
-
-
-# --- GGF (Generic Game Format) game records ------------------------------------------------------
-
-@dataclass
-class GameRecord:
-    """A game read from or written to GGF: the board after the moves (its start position and move
-    stack hold the whole game), the players, and per-move evaluations and times where given."""
-
-    board: Board
-    black: str = ""
-    white: str = ""
-    result: str = ""
-    place: str = ""
-    date: str = ""
-    time_control: str = ""
-    evals: list[Optional[float]] = field(default_factory=list)
-    times: list[Optional[float]] = field(default_factory=list)
-    tags: dict[str, str] = field(default_factory=dict)
-
-    def ggf(self) -> str:
-        """This record as one GGF game (see :func:`format_ggf`)."""
-        return format_ggf(self.board, self.black, self.white, self.result, self.evals, self.times,
-                          self.place, self.date, self.time_control)
-
-
-_GGF_ESCAPE = re.compile(r"\\(.)", re.S)
-
-
-def parse_ggf(text: str) -> GameRecord:
-    """Read one GGF game ``(;GM[Othello]...BO[8 <cells> <side>]B[F5]W[F6]...;)``.
-
-    Cells in BO are ``-`` empty, ``*`` black, ``O`` white; moves may carry ``/eval/time``; a pass
-    is ``PA``. A move by the side not to move after a forced pass gets the pass inserted. Fields
-    other than the board, the moves and the players are kept in ``tags``. In a value a backslash
-    escapes the next character (``PC[a\\]b]`` is the place ``a]b``).
-
-    >>> rec = parse_ggf('(;GM[Othello]PB[a]PW[b]TY[8]BO[8 ' + '-' * 27 + 'O*------*O' + '-' * 27
-    ...                 + ' *]B[F5//0.1]W[d6/-1.5];)')
-    >>> [square_name(m) for m in rec.board.move_stack], rec.black, rec.evals
-    (['f5', 'd6'], 'a', [None, -1.5])
-    """
-    body = text.strip()
-    if not body.startswith("(;") or not body.endswith(";)"):
-        raise InvalidBoardError(f"bad GGF {_clip(text)!r}: a game is '(;' ... ';)'")
-    props = [(key, _GGF_ESCAPE.sub(r"\1", value)) for key, value in _ggf_properties(body[2:-2], text)]
-    rec = GameRecord(board=Board())
-    board: Optional[Board] = None
-    moves: list[tuple[Color, str]] = []
-    for key, value in props:
-        if key == "BO":
-            board = _ggf_board(value, text)
-        elif key in ("B", "W"):
-            moves.append((BLACK if key == "B" else WHITE, value))
-        elif key == "PB":
-            rec.black = value
-        elif key == "PW":
-            rec.white = value
-        elif key == "RE":
-            rec.result = value
-        elif key == "PC":
-            rec.place = value
-        elif key == "DT":
-            rec.date = value
-        elif key == "TI":
-            rec.time_control = value
-        else:
-            rec.tags[key] = value
-    if "GM" in rec.tags and rec.tags["GM"].lower() != "othello":
-        raise InvalidBoardError(f"bad GGF: game {rec.tags['GM']!r} is not Othello")
-    if board is None:
-        ty = re.search(r"[0-9]+", rec.tags.get("TY", "8"), re.ASCII)
-        size = int(ty.group()) if ty and len(ty.group()) <= 2 else 0 if ty else 8
-        try:
-            board = Board(size)
-        except OthelloError:
-            raise InvalidBoardError(f"bad GGF: type {_clip(rec.tags['TY'])!r} is not a board size "
-                                    f"with a standard start (an even size 4..{MAX_SIZE}); give BO") from None
-    for color, value in moves:
-        parts = value.split("/")
-        if board.turn != color and board.must_pass():
-            board.push(PASS)
-            rec.evals.append(None)
-            rec.times.append(None)
-        if board.turn != color:
-            raise InvalidBoardError(f"bad GGF: move {value!r} by the side not to move")
-        try:
-            board.push(parse_square(parts[0], board.size))
-        except OthelloError as exc:
-            raise InvalidBoardError(f"bad GGF move {value!r}: {exc}") from None
-        rec.evals.append(_float_or_none(parts[1]) if len(parts) > 1 else None)
-        rec.times.append(_float_or_none(parts[2]) if len(parts) > 2 else None)
-    rec.board = board
-    return rec
-
-
-def _value_end(text: str, start: int) -> int:
-    """The index of the ``]`` that closes the value starting at ``start`` (a backslash escapes the
-    next character), or -1. One pass over the text: no backtracking."""
-    i = start
-    while True:
-        close = text.find("]", i)
-        if close < 0:
-            return -1
-        backslashes = 0
-        j = close - 1
-        while j >= start and text[j] == "\\":
-            backslashes += 1
-            j -= 1
-        if backslashes % 2 == 0:
-            return close
-        i = close + 1
-
-
-def _ggf_properties(body: str, text: str) -> list[tuple[str, str]]:
-    """The ``KEY[value]`` properties of a game's body, in order (values still escaped), read in
-    one pass: time linear in the length, whatever the text (an unclosed ``[`` is found once)."""
-    props = []
-    i, n = 0, len(body)
-    while i < n:
-        if body[i].isspace():
-            i += 1
-            continue
-        m = _GGF_KEY.match(body, i)
-        if m is None:
-            raise InvalidBoardError(f"bad GGF {_clip(text)!r}: unreadable text {_clip(body[i:])!r}")
-        end = _value_end(body, m.end())
-        if end < 0:
-            raise InvalidBoardError(f"bad GGF: the value of {m.group(1)} at character {i + 2} has no "
-                                    "closing ']'")
-        props.append((m.group(1), body[m.end():end]))
-        i = end + 1
-    return props
-
-
-_GGF_KEY = re.compile(r"([A-Z]{1,2})\[", re.ASCII)
-_GGF_STOP = re.compile(r"\[|;\)")
-
-
-def _ggf_games(text: str) -> tuple[list[str], str]:
-    """The GGF games ``(; ... ;)`` of a text and what is left between them, in one pass: property
-    values are skipped whole (escapes included), so a ``;)`` inside a value does not end a game."""
-    games: list[str] = []
-    leftover: list[str] = []
-    i, n = 0, len(text)
-    while i < n:
-        start = text.find("(;", i)
-        if start < 0:
-            leftover.append(text[i:])
-            break
-        leftover.append(text[i:start])
-        j = start + 2
-        end = -1
-        while True:
-            m = _GGF_STOP.search(text, j)  # the next value or end of game: each found once
-            if m is None:
-                break
-            if m.group() == ";)":
-                end = m.end()
-                break
-            close = _value_end(text, m.end())
-            if close < 0:
-                break
-            j = close + 1
-        if end < 0:
-            leftover.append(text[start:])  # an unfinished game: nothing after it can close
-            break
-        games.append(text[start:end])
-        i = end
-    return games, "".join(leftover)
-
-
-def _ggf_escape(value: str) -> str:
-    return value.replace("\\", "\\\\").replace("]", "\\]")
-
-
-def parse_ggf_games(text: str) -> list[GameRecord]:
-    """Read every GGF game of a text (a GGF file holds one ``(; ... ;)`` after another).
-
-    >>> [g.black for g in parse_ggf_games('(;GM[Othello]PB[a;)b]B[F5];) (;PB[c]B[F5];)')]
-    ['a;)b', 'c']
-    """
-    games, leftover = _ggf_games(text)
-    leftover = leftover.strip()
-    if leftover:
-        raise InvalidBoardError(f"bad GGF text: unreadable {_clip(leftover)!r} between games")
-    return [parse_ggf(g) for g in games]
-
-
-def _ggf_board(value: str, text: str) -> Board:
-    fields = value.split()
-    if len(fields) < 3 or not re.fullmatch(r"[0-9]{1,2}", fields[0], re.ASCII):
-        raise InvalidBoardError(f"bad GGF board {_clip(value)!r}: expected '<size> <cells> <side>'")
-    size = int(fields[0])
-    cells = "".join(fields[1:-1])
-    if len(cells) != size * size:
-        raise InvalidBoardError(f"bad GGF board {_clip(value)!r}: {len(cells)} cells for size {size}")
-    return Board.from_cells(cells, fields[-1])
-
-
-def _float_or_none(text: str) -> Optional[float]:
-    try:
-        return float(text) if text.strip() else None
-    except ValueError:
-        return None
-
-
-def _clip(text: str, n: int = 60) -> str:
+def clip_text(text: str, n: int = 60) -> str:
     return text if len(text) <= n else text[: n - 3] + "..."
 
-
-def format_ggf(board: Board, black: str = "", white: str = "", result: str = "",
-               evals: Optional[list[Optional[float]]] = None,
-               times: Optional[list[Optional[float]]] = None, place: str = "othello_engine",
-               date: str = "", time_control: str = "") -> str:
-    """Write the game of board (its start position and move stack) as one GGF line.
-
-    >>> b = Board(); _ = b.push_str('f5')
-    >>> format_ggf(b, 'me', 'you').endswith('*]B[F5];)')
-    True
-    """
-    # a backslash escapes the next character of a value (parse_ggf undoes it), so ']' and '\\'
-    # inside a name or place survive the round trip
-    place, date, black, white, result, time_control = (
-        _ggf_escape(str(v)) for v in (place, date, black, white, result, time_control))
-    start = board.replay()
-    cells = start.cells().replace("X", "*")
-    side = "*" if start.turn == BLACK else "O"
-    out = ["(;GM[Othello]", f"PC[{place}]"]
-    if date:
-        out.append(f"DT[{date}]")
-    out += [f"PB[{black}]", f"PW[{white}]"]
-    if result:
-        out.append(f"RE[{result}]")
-    if time_control:
-        out.append(f"TI[{time_control}]")
-    out.append(f"TY[{board.size}]BO[{board.size} {cells} {side}]")
-    turn = start.turn
-    for i, move in enumerate(board.move_stack):
-        text = "PA" if move == PASS else square_name(move, board.size).upper()
-        ev = evals[i] if evals and i < len(evals) else None
-        tm = times[i] if times and i < len(times) else None
-        if ev is not None or tm is not None:
-            text += "/" + ("" if ev is None else f"{ev:.2f}")
-            if tm is not None:
-                text += f"/{tm:.2f}"
-        out.append(("B" if turn == BLACK else "W") + f"[{text}]")
-        turn ^= 1
-    out.append(";)")
-    return "".join(out)
 
 
 # --- symmetries ----------------------------------------------------------------------------------

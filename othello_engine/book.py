@@ -38,9 +38,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Optional, TextIO
 
 from othello_engine.board import (BLACK, MAX_SIZE, PASS, STANDARD_SIZES, SYMMETRY_INVERSE, Bitboard, Board,
-                                  OthelloError, Square, canonical, from_core, legal_moves_of, parse_ggf,
-                                  parse_square, play_move, square_count, square_index, square_name,
-                                  to_core, transform_square)
+                                  OthelloError, Square, canonical, from_core, legal_moves_of, parse_square,
+                                  play_move, square_count, square_index, square_name, to_core,
+                                  transform_square)
+from othello_engine.ggf import parse_ggf
+from othello_engine.notation import parse_moves
 from othello_engine.textnum import ascii_float, ascii_int
 
 FORMAT = "othello_engine book"
@@ -899,49 +901,6 @@ def read_games(path: str, size: int = 8,
         else:
             yield game
         pos = end + 2
-
-
-def parse_moves(text: str, size: int = 8, board: Optional[Board] = None) -> Board:
-    """Play a move sequence (``f5d6c3``, ``f5 d6 c3``, ``F5-D6``; ``e4d5j10`` on a bigger board)
-    from the start (or board), inserting forced passes."""
-    board = board.copy() if board is not None else Board(size)
-    compact = "".join(ch for ch in text if ch.isalnum())
-    if board.size > 8:
-        return _play_wide_moves(board, compact, text)
-    i = 0
-    while i < len(compact):
-        token = compact[i:i + 2]
-        if token.lower() == "pa":
-            i += 2
-            if board.must_pass():
-                board.push(PASS)
-            continue
-        move = parse_square(token, board.size)
-        if board.must_pass():
-            board.push(PASS)
-        board.push(move)
-        i += 2
-    return board
-
-
-def _play_wide_moves(board: Board, compact: str, text: str) -> Board:
-    """parse_moves on a board beyond 8x8: a move is a letter and one or two digits, or ``pa``."""
-    i = 0
-    while i < len(compact):
-        if compact[i:i + 2].lower() == "pa":
-            i += 2
-            if board.must_pass():
-                board.push(PASS)
-            continue
-        j = i + 1
-        while j < len(compact) and j < i + 3 and compact[j].isdigit():
-            j += 1
-        move = parse_square(compact[i:j], board.size)
-        if board.must_pass():
-            board.push(PASS)
-        board.push(move)
-        i = j
-    return board
 
 
 def _refuse_same_file(book_path: str, output: str) -> None:

@@ -17,7 +17,8 @@ from typing import Optional
 from othello_engine import client
 from othello_engine.engine import Limit
 from othello_engine.textnum import ascii_float
-from othello_engine.board import BLACK, PASS, Board, OthelloError, format_ggf, parse_square, square_name
+from othello_engine.board import BLACK, PASS, Board, OthelloError, parse_square, square_name
+from othello_engine.ggf import format_ggf
 
 PROTOCOLS = ("uci", "ugi", "gtp", "nboard")
 

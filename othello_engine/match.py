@@ -19,7 +19,6 @@ import json
 import math
 import os
 import queue
-import re
 import shlex
 import sys
 import threading
@@ -29,8 +28,10 @@ from importlib import resources
 from typing import Callable, Iterable, Optional, TextIO
 
 from othello_engine import matchstats
-from othello_engine.board import (BLACK, MAX_SIZE, MIN_SIZE, PASS, WHITE, Board, GameRecord, OthelloError,
-                                  canonical, format_ggf, parse_ggf, parse_square, square_name)
+from othello_engine.board import (BLACK, MAX_SIZE, MIN_SIZE, PASS, WHITE, Board, OthelloError, canonical,
+                                  clip_text, parse_square, square_name)
+from othello_engine.ggf import GameRecord, format_ggf, parse_ggf
+from othello_engine.notation import MoveListError, play_moves
 from othello_engine.drivers import (PROTOCOLS, DriverError, EngineFailure, EngineSpec,
                                     EngineStartError, EngineTimeout, MoveRequest, Player, TimeControl,
                                     make_player)
@@ -193,40 +194,15 @@ def _opening_board(text: str, size: int) -> Board:
         raise OthelloError("empty opening line")
     if "/" in fields[0]:
         return Board.from_fen(" ".join(fields))
-    joined = "".join(fields)
     n = size * size
     if len(fields) <= 2 and len(fields[0]) in (n, n + 1) and set(fields[0][:n]) <= set("XxOo-.*"):
         cells = fields[0][:n].replace("*", "X").replace(".", "-")
         side = fields[1] if len(fields) == 2 else fields[0][n:]
         return Board.from_cells(cells, side)
-    board = Board(size)
-    tokens = joined.replace(",", "").replace("-", "").replace(".", "")
-    if size > 8:
-        # rows of one or two digits: a move is a letter and its digits (or a pass token)
-        for i, token in enumerate(_WIDE_MOVE.findall(tokens) if _WIDE_LINE.fullmatch(tokens) else [None], 1):
-            if token is None:
-                raise OthelloError(f"bad move line {line!r}: expected moves like e4d5j10")
-            try:
-                board.push(PASS if token.lower() in ("pa", "ps") else parse_square(token, size))
-            except OthelloError as exc:
-                raise OthelloError(f"bad move line {line!r}: move {i} {token!r}: {exc}") from None
-        return board
-    if len(tokens) % 2:
-        raise OthelloError(f"bad move line {line!r}: odd number of characters")
-    for i in range(0, len(tokens), 2):
-        token = tokens[i:i + 2]
-        if token.lower() in ("pa", "ps"):
-            board.push(PASS)
-            continue
-        try:
-            board.push(parse_square(token, size))
-        except OthelloError as exc:
-            raise OthelloError(f"bad move line {line!r}: move {i // 2 + 1} {token!r}: {exc}") from None
-    return board
-
-
-_WIDE_LINE = re.compile(r"(?:[a-zA-Z][0-9]{1,2}|[pP][aAsS])*", re.ASCII)
-_WIDE_MOVE = re.compile(r"[pP][aAsS]|[a-zA-Z][0-9]{1,2}", re.ASCII)
+    try:
+        return play_moves(Board(size), fields)
+    except MoveListError as exc:
+        raise OthelloError(f"bad move line {clip_text(line)!r}: {exc}") from None
 
 
 def start_openings(size: int, plies: int = 4) -> list[Opening]:

@@ -10,8 +10,9 @@ import time
 from dataclasses import dataclass
 from typing import Callable, Optional
 
-from othello_engine.board import (PASS, Board, InvalidBoardError, OthelloError, parse_obf, parse_position,
-                                  parse_side, perft_count, play_move, square_name)
+from othello_engine.board import (PASS, Board, InvalidBoardError, OthelloError, parse_side, perft_count,
+                                  play_move, square_name)
+from othello_engine.notation import parse_obf, parse_position
 from othello_engine.textnum import int_arg
 
 

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Optional, TextIO
 
-from othello_engine.board import (BLACK, FILES, PASS, STANDARD_SIZES, WHITE, Board, Color,
-                                  IllegalMoveError, OthelloError, Square, format_ggf, parse_ggf,
-                                  parse_square, square_name, stride)
+from othello_engine.board import (BLACK, FILES, PASS, STANDARD_SIZES, WHITE, Board, Color, IllegalMoveError,
+                                  OthelloError, Square, parse_square, square_name, stride)
+from othello_engine.ggf import format_ggf, parse_ggf
 from othello_engine.engine import Engine, Limit, SearchResult
 from othello_engine.textnum import float_arg, int_arg
 

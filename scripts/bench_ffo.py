@@ -9,7 +9,8 @@ import time
 from pathlib import Path
 
 from othello_engine import _core, weights
-from othello_engine.board import parse_obf, square_name
+from othello_engine.board import square_name
+from othello_engine.notation import parse_obf
 
 
 def default_dir() -> Path:

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from othello_engine import _core, weights
-from othello_engine.board import parse_obf
+from othello_engine.notation import parse_obf
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_ffo import DEFAULT_DIR, load_suite  # noqa: E402

@@ -36,7 +36,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional, TextIO
 
-from othello_engine.board import BLACK, parse_ggf
+from othello_engine.board import BLACK
+from othello_engine.ggf import parse_ggf
 from othello_engine.drivers import DriverError, EngineSpec, TimeControl
 from othello_engine.match import (GameResult, MatchConfig, MatchError, MatchResult, Opening, format_report,
                                   game_line, load_openings, parse_engine, run_match)

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import reference_rules as ref
-from othello_engine.board import PASS, Board, parse_ggf
+from othello_engine.board import PASS, Board
+from othello_engine.ggf import parse_ggf
 
 
 def replay_with_reference(ggf_line: str) -> int:

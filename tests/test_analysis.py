@@ -17,7 +17,9 @@ from typing import Any, Optional
 
 import pytest
 
-from othello_engine.board import PASS, Board, format_ggf, parse_obf, parse_square, square_name
+from othello_engine.board import PASS, Board, parse_square, square_name
+from othello_engine.ggf import format_ggf
+from othello_engine.notation import parse_obf
 
 import reference_rules as ref
 from othello_engine.analysis import Progress, detect_format

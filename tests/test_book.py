@@ -18,12 +18,12 @@ import pexpect
 import pytest
 
 from othello_engine import _core
-from othello_engine.board import (PASS, Board, format_ggf, parse_square, square_name,
-                                  transform_square)
+from othello_engine.board import PASS, Board, parse_square, square_name, transform_square
+from othello_engine.ggf import format_ggf
 from othello_engine.book import (Book, BookError, BookOptions, learn_game, load_book, nboard_book_lines,
                                  nboard_hint_lines, nboard_learn, options_from_environment,
-                                 uci_book_reply,
-                                 parse_moves, safe_probe)
+                                 uci_book_reply, safe_probe)
+from othello_engine.notation import parse_moves
 from othello_engine.engine import Engine
 
 import reference_rules as ref

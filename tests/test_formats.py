@@ -10,9 +10,10 @@ import pytest
 import reference_rules as ref
 from othello_engine import _core
 from othello_engine.board import (BLACK, PASS, SYMMETRY_INVERSE, WHITE, Board, IllegalMoveError,
-                                  InvalidBoardError, InvalidSquareError, OthelloError, canonical,
-                                  format_ggf, format_obf, parse_ggf, parse_ggf_games, parse_obf, parse_position,
-                                  parse_side, parse_square, square_name, transform_square)
+                                  InvalidBoardError, InvalidSquareError, OthelloError, canonical, parse_side,
+                                  parse_square, square_name, transform_square)
+from othello_engine.ggf import format_ggf, parse_ggf, parse_ggf_games
+from othello_engine.notation import format_obf, parse_obf, parse_position
 
 SIZES = [3, 4, 5, 6, 7, 8]
 FFO = Path("/work/shared/data/ffo")

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from othello_engine.board import InvalidBoardError, parse_ggf, parse_ggf_games, square_name
+from othello_engine.board import InvalidBoardError, square_name
+from othello_engine.ggf import parse_ggf, parse_ggf_games
 
 import reference_rules as ref
 
@@ -37,7 +38,8 @@ def test_an_unescaped_bracket_still_ends_the_value() -> None:
 
 
 def test_format_ggf_escapes_what_parse_ggf_reads_back() -> None:
-    from othello_engine.board import Board, format_ggf
+    from othello_engine.board import Board
+    from othello_engine.ggf import format_ggf
     board = Board()
     for move in ("f5", "d6", "c3"):
         board.push_str(move)

@@ -16,7 +16,8 @@ import pytest
 
 import reference_rules as ref
 from ggf_support import replay_with_reference
-from othello_engine.board import Board, parse_ggf
+from othello_engine.board import Board
+from othello_engine.ggf import parse_ggf
 from othello_engine.match import MatchError, load_openings, parse_engine, parse_opening_line
 
 PY = sys.executable

@@ -14,7 +14,8 @@ from typing import Callable, Optional
 
 import pytest
 
-from othello_engine.board import BLACK, PASS, WHITE, Board, format_ggf, parse_square, square_name
+from othello_engine.board import BLACK, PASS, WHITE, Board, parse_square, square_name
+from othello_engine.ggf import format_ggf
 from othello_engine.book import BOOK_ENV, Book
 from othello_engine.protocol.nboard import NBoardSession, depth_token, format_eval
 

@@ -15,9 +15,8 @@ from typing import Optional
 import pexpect
 import pytest
 
-from othello_engine.board import (BLACK, PASS, WHITE, Board, format_ggf, parse_ggf, parse_square,
-                                  square_name,
-                                  squares)
+from othello_engine.board import BLACK, PASS, WHITE, Board, parse_square, square_name, squares
+from othello_engine.ggf import format_ggf, parse_ggf
 
 PROMPT = "\r\n> "
 ANSI = re.compile(r"\x1b\[[0-9;]*m")

@@ -9,7 +9,8 @@ import sys
 import pytest
 
 from othello_engine import _core
-from othello_engine.board import PASS, Board, parse_obf, square_name
+from othello_engine.board import PASS, Board, square_name
+from othello_engine.notation import parse_obf
 from othello_engine.engine import Engine, Limit
 
 import reference_rules as ref

@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from othello_engine import _core, weights
-from othello_engine.board import Board, parse_obf
+from othello_engine.board import Board
+from othello_engine.notation import parse_obf
 from othello_engine.engine import Engine, Limit, usable_cpus
 
 from ffo_data import ffo_line, needs_ffo

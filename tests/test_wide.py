@@ -11,9 +11,10 @@ import pytest
 import reference_rules as rr
 from othello_engine import _core
 from othello_engine.board import (BLACK, FILES, PASS, SYMMETRY_INVERSE, WHITE, Board, IllegalMoveError,
-                                  InvalidBoardError, InvalidSquareError, canonical, format_ggf, format_obf,
-                                  parse_ggf, parse_obf, parse_position, parse_square, perft_count,
+                                  InvalidBoardError, InvalidSquareError, canonical, parse_square, perft_count,
                                   square_name, transform_square)
+from othello_engine.ggf import format_ggf, parse_ggf
+from othello_engine.notation import format_obf, parse_obf, parse_position
 from othello_engine.perft import perft
 from uci_support import EngineProcess, Ref
 

@@ -13,7 +13,8 @@ from typing import Any
 import pexpect
 
 import reference_rules as rr
-from othello_engine.board import PASS, Board, parse_ggf
+from othello_engine.board import PASS, Board
+from othello_engine.ggf import parse_ggf
 from test_gtp import GtpProcess
 from test_nboard import NBoardProcess, legal_names, moves_of
 from uci_support import Ref

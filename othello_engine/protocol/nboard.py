@@ -8,8 +8,9 @@ import time
 import traceback
 from typing import Callable, Final, Optional
 
-from othello_engine.board import (BLACK, PASS, Board, OthelloError, Square, parse_ggf, parse_square,
-                                  square_name)
+from othello_engine.board import BLACK, PASS, Board, OthelloError, Square, parse_square, square_name
+from othello_engine.ggf import parse_ggf
+from othello_engine.notation import push_move
 from othello_engine.book import BOOK_ENV, nboard_hint_lines, nboard_learn, options_from_environment
 from othello_engine.engine import Engine, Limit, SearchInfo, SearchResult
 from othello_engine.textnum import ascii_float, ascii_int
@@ -255,11 +256,8 @@ class NBoardSession:
         except OthelloError as exc:
             raise ProtocolError(f"bad move {_clip(token)!r}: {exc}; the game is unchanged") from None
         board = self.board.copy()
-        if move != PASS and not board.is_legal(move) and board.must_pass():
-            # The GUI left out a forced pass; GGF readers insert it the same way.
-            board.push(PASS)
         try:
-            board.push(move)
+            push_move(board, move)   # a forced pass may be left out, as in every move list
         except OthelloError as exc:
             raise ProtocolError(f"{exc}; the game is unchanged") from None
         self.stop_thinking()

@@ -11,8 +11,8 @@ import traceback
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Optional
 
-from othello_engine import __version__
-from othello_engine.board import (BLACK, FRAME_SIZE, MAX_SIZE, PASS, STANDARD_SIZES, Board, OthelloError,
+from othello_engine import __version__, notation
+from othello_engine.board import (BLACK, MAX_SIZE, PASS, STANDARD_SIZES, Board, OthelloError,
                                   Square, parse_square, perft_count, play_move, square_name)
 from othello_engine.engine import (MAX_THREADS, Engine, Limit, SearchInfo, SearchResult,
                                    default_threads, max_search_depth)
@@ -170,42 +170,13 @@ OPTIONS: list[Option] = [
 
 # --- parsing ------------------------------------------------------------------------------------------
 
-_SQUARE_RUN = re.compile(r"(?:[a-hA-H][1-8]){2,}")
-_WIDE_SQUARE_RUN = re.compile(r"(?:[a-zA-Z][1-9][0-9]?){2,}")
-_WIDE_SQUARE = re.compile(r"[a-zA-Z][1-9][0-9]?")
-
-
-def move_tokens(tokens: list[str], size: int = 8) -> list[str]:
-    """Split Edax-style runs like ``f5d6c3`` into single moves; other tokens are kept as they are.
-    On boards beyond 8x8 a square is a letter and one or two digits (``j10k9``: j10, k9)."""
-    out: list[str] = []
-    for tok in tokens:
-        if size <= FRAME_SIZE and _SQUARE_RUN.fullmatch(tok):
-            out.extend(tok[i:i + 2] for i in range(0, len(tok), 2))
-        elif size > FRAME_SIZE and _WIDE_SQUARE_RUN.fullmatch(tok):
-            out.extend(_WIDE_SQUARE.findall(tok))
-        else:
-            out.append(tok)
-    return out
-
-
-def play_moves(board: Board, tokens: list[str]) -> None:
-    """Play a move list on board. A pass is ``pass``/``PA``/``0000``/``@@``; a forced pass may
-    also be left out (it is inserted when the move is legal for the other side). Raises
-    ProtocolError naming the first bad move; board is then partly played (callers use a copy)."""
-    for i, tok in enumerate(move_tokens(tokens, board.size), 1):
-        try:
-            move = parse_square(tok, board.size)
-        except OthelloError as exc:
-            raise ProtocolError(f"position: move {i} {quote(tok)}: {exc}") from None
-        if move != PASS and not board.is_legal(move) and board.must_pass():
-            board.push(PASS)
-            if not board.is_legal(move):
-                board.pop()
-        try:
-            board.push(move)
-        except OthelloError as exc:
-            raise ProtocolError(f"position: move {i} {quote(tok)}: {exc}") from None
+def play_moves(board: Board, tokens: list[str]) -> Board:
+    """The board after the move list of a ``position`` command (the package's one move-list
+    grammar: :mod:`othello_engine.notation`); raises ProtocolError naming the first bad move."""
+    try:
+        return notation.play_moves(board, tokens)
+    except notation.MoveListError as exc:
+        raise ProtocolError(f"position: move {exc.index} {quote(exc.token)}: {exc.reason}") from None
 
 
 def parse_position(args: list[str]) -> Board:
@@ -240,8 +211,7 @@ def parse_position(args: list[str]) -> Board:
             raise ProtocolError(f"position: unknown kind {quote(head[0])}: expected startpos, board or fen")
     except OthelloError as exc:
         raise ProtocolError(f"position: {exc}") from None
-    play_moves(board, moves)
-    return board
+    return play_moves(board, moves)
 
 
 _STARTPOS_SIZES = frozenset(str(n) for n in STANDARD_SIZES)
@@ -292,7 +262,11 @@ def parse_go(args: list[str], board: Board) -> GoRequest:
         elif key == "searchmoves":
             i += 1
             while i < len(args) and args[i].lower() not in _GO_NUMBERS and args[i].lower() not in _GO_FLAGS:
-                for tok in move_tokens([args[i]], board.size):
+                try:
+                    tokens = notation.move_tokens(args[i], board.size)
+                except OthelloError as exc:
+                    raise ProtocolError(f"go: searchmoves: {exc}") from None
+                for tok in tokens:
                     try:
                         move = parse_square(tok, board.size)
                     except OthelloError as exc:

@@ -144,7 +144,7 @@ def gtp(mover: Mover, first: str, nohandshake: bool) -> None:
 
 
 def nboard(mover: Mover, nohandshake: bool) -> None:
-    from othello_engine.board import parse_ggf
+    from othello_engine.ggf import parse_ggf
     board = Board()
     for raw in sys.stdin:
         words = raw.split()
