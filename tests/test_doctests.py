@@ -11,10 +11,8 @@ import pytest
 import othello_engine
 
 MODULES = sorted(
-    ["othello_engine"] + [f"othello_engine.{m.name}" for m in pkgutil.iter_modules(othello_engine.__path__)
-                          if m.name not in ("__main__",)]
-    + [f"othello_engine.protocol.{m.name}"
-       for m in pkgutil.iter_modules([othello_engine.__path__[0] + "/protocol"])])
+    ["othello_engine"] + [m.name for m in pkgutil.walk_packages(othello_engine.__path__, "othello_engine.")
+                          if m.name != "othello_engine.__main__"])
 
 
 @pytest.mark.parametrize("name", MODULES)
