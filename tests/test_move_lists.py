@@ -11,6 +11,8 @@ import sys
 
 import pytest
 
+from uci_support import command
+
 import reference_rules as rr
 from othello_engine.board import Board, square_name
 from othello_engine.notation import MoveListError, move_tokens, parse_moves, play_moves
@@ -119,7 +121,7 @@ def test_gtp_play_leaves_out_the_pass():
 def test_analyze_reads_the_list(tmp_path):
     path = tmp_path / "games.txt"
     path.write_text(IMPLICIT + "\n")
-    out = subprocess.run(["othello-analyze", "--depth", "2", "--json", str(path)],
+    out = subprocess.run([command("othello-analyze"), "--depth", "2", "--json", str(path)],
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     record = json.loads(out.stdout.splitlines()[0])
@@ -131,7 +133,7 @@ def test_book_add_reads_the_list(tmp_path):
     games = tmp_path / "games.txt"
     games.write_text(IMPLICIT + "\n")
     book = tmp_path / "b.book"
-    out = subprocess.run(["othello-book", "--book", str(book), "add", str(games)],
+    out = subprocess.run([command("othello-book"), "--book", str(book), "add", str(games)],
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr + out.stdout
 
@@ -140,7 +142,7 @@ def test_match_openings_read_the_list(tmp_path):
     openings = tmp_path / "open.txt"
     openings.write_text(IMPLICIT + "\n")
     engine = f"cmd={sys.executable} -P -m othello_engine"
-    out = subprocess.run(["othello-match", "--engine", engine, "name=a", "depth=1", "--engine", engine, "name=b",
+    out = subprocess.run([command("othello-match"), "--engine", engine, "name=a", "depth=1", "--engine", engine, "name=b",
                           "depth=1", "--openings", str(openings), "--games", "2"],
                          capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr + out.stdout
