@@ -74,6 +74,8 @@ class BookMove:
 
 @dataclass(frozen=True)
 class BookStats:
+    """Counts of a book: positions, moves, moves with a score, and games through its positions."""
+
     positions: int
     moves: int
     scored: int
