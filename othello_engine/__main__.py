@@ -60,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
         from othello_engine.train import main as train_main
         return train_main(args[1:])
     if args and args[0] == "book":
-        from othello_engine.book import main as book_main
+        from othello_engine.cli.book import main as book_main
         return book_main(args[1:])
     args, threads, error = take_threads(args)
     if error is not None:
