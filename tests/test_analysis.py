@@ -22,9 +22,10 @@ from othello_engine.ggf import format_ggf
 from othello_engine.notation import parse_obf
 
 import reference_rules as ref
-from othello_engine.analysis import Progress, detect_format
+from othello_engine.analysis import detect_format
+from othello_engine.cli.analyze import Progress
 
-ANALYZE = [sys.executable, "-m", "othello_engine.analysis"]
+ANALYZE = [sys.executable, "-m", "othello_engine.cli.analyze"]
 
 
 from ffo_data import needs_ffo, ffo_file
@@ -347,7 +348,7 @@ def test_plot_draws_a_png_for_a_game(tmp_path: Path) -> None:
 
 def test_plot_without_matplotlib_says_how_to_get_it() -> None:
     code = ("import sys; sys.modules['matplotlib'] = None; "
-            "from othello_engine.analysis import main; sys.exit(main(sys.argv[1:]))")
+            "from othello_engine.cli.analyze import main; sys.exit(main(sys.argv[1:]))")
     proc = run(["--plot", "x.png"], "f5\n", command=[sys.executable, "-c", code])
     assert proc.returncode == 2 and "pip install 'othello_engine[plot]'" in proc.stderr
     assert not os.path.exists("x.png")
@@ -355,8 +356,10 @@ def test_plot_without_matplotlib_says_how_to_get_it() -> None:
 
 def test_the_module_examples_run() -> None:
     import doctest
-    import othello_engine.analysis as analysis
-    assert doctest.testmod(analysis).failed == 0
+    from othello_engine.analysis import inputs, pipeline, plot, records, remote, runner
+    from othello_engine.cli import analyze
+    for module in (inputs, records, runner, pipeline, remote, plot, analyze):
+        assert doctest.testmod(module).failed == 0, module.__name__
 
 
 def _children(pid: int) -> list[int]:
