@@ -7,6 +7,7 @@ import csv
 import io
 import json
 import os
+import pickle
 import signal
 import subprocess
 import sys
@@ -360,6 +361,51 @@ def test_the_module_examples_run() -> None:
     from othello_engine.cli import analyze
     for module in (inputs, records, runner, pipeline, remote, plot, analyze):
         assert doctest.testmod(module).failed == 0, module.__name__
+
+
+class _InProcessPool:
+    """The cluster pool's interface run in this process, every function, item and result passed
+    through pickle as Ray passes them: the analysis adapter without Ray installed."""
+
+    def __init__(self, slots: int, setup: Any = None, setup_args: tuple[Any, ...] = ()) -> None:
+        def copy(value: Any) -> Any:
+            return pickle.loads(pickle.dumps(value))
+        self.copy = copy
+        self.states = [copy(setup)(*copy(setup_args)) for _ in range(slots)]
+
+    def call_on(self, slot: int, func: Any, item: Any) -> Any:
+        return self.copy(self.copy(func)(self.states[slot], self.copy(item)))
+
+    def run(self, func: Any, items: Any, *, depth: int = 1, halt: Any = None,
+            admit: Any = None) -> Any:
+        from othello_engine.cluster import NOT_YET
+        for index, item in enumerate(i for i in items if i is not NOT_YET):
+            if halt is not None and halt():
+                return
+            yield index, self.call_on(index % len(self.states), func, item)
+
+    def close(self) -> None:
+        for state in self.states:
+            state.close()
+
+
+def test_the_cluster_adapter_gives_the_local_records(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The analysis's Ray adapter (slot state, batches, publishing by index) over an in-process
+    pool: the records of a local run, in input order, each once."""
+    from othello_engine.analysis import analyse_lines, remote
+    from othello_engine.client import Limit
+    monkeypatch.setattr(remote, "Pool", _InProcessPool)
+    monkeypatch.setattr(remote, "connect", lambda address: True)
+    monkeypatch.setattr(remote, "cluster_cpus", lambda: 2)
+    monkeypatch.setattr(remote, "ANALYSIS_BATCH", 2)
+    lines = ["f5 d6 c3", "hello", "f5", format_ggf(a_game(6), "ann", "bob"), PASS_POSITION]
+    sources = [("in", [line + "\n" for line in lines])]
+    local = [r.to_json() for r in analyse_lines(sources, Limit(depth=2), multipv=2)]
+    remote_run = [r.to_json() for r in analyse_lines(sources, Limit(depth=2), multipv=2,
+                                                     cluster="local")]
+    for r in local + remote_run:
+        r.pop("time", None), r.pop("nodes", None)
+    assert remote_run == local and len(local) == 1 + 1 + 1 + 6 + 1
 
 
 def _children(pid: int) -> list[int]:
