@@ -48,10 +48,11 @@ def analyse_lines(sources: Sequence[Source], limit: Limit, *, spec: Optional[Wor
     if jobs < 1:
         raise ValueError(f"jobs must be at least 1, not {jobs}")
     if cluster is not None:
-        from othello_engine.analysis import remote  # Ray is imported only on request
+        # only on request: the adapter brings the cluster module (and that, Ray)
+        from othello_engine.analysis.remote import AnalysisRunner
         portable = WorkerSpec(spec.command, spec.protocol, dict(spec.options))  # no local stderr
-        runner = remote.AnalysisRunner(portable, limit, multipv, timeout, address=cluster,
-                                       slots=None if jobs == 1 else jobs)
+        runner = AnalysisRunner(portable, limit, multipv, timeout, address=cluster,
+                                slots=None if jobs == 1 else jobs)
         return _run(sources, [runner.consume], [], fmt, on_progress, skip, last_line, size)
     workers = start_workers(spec, jobs)
 
