@@ -127,11 +127,11 @@ def test_cli_steps_and_the_train_subcommand(tmp_path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert "6 games written" in proc.stderr
     positions = str(tmp_path / "p.txt")
-    proc = subprocess.run([sys.executable, "-m", "othello_engine.train", "label", games, positions,
+    proc = subprocess.run([sys.executable, "-m", "othello_engine.cli.train", "label", games, positions,
                            "-q", "--jobs", "1"], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert os.path.getsize(positions) % train.POSITION_WIDTH == 0
-    proc = subprocess.run([sys.executable, "-m", "othello_engine.train", "label", "/nonexistent",
+    proc = subprocess.run([sys.executable, "-m", "othello_engine.cli.train", "label", "/nonexistent",
                            positions, "-q"], capture_output=True, text=True, timeout=60)
     assert proc.returncode != 0 and "Traceback" not in proc.stderr
 
@@ -169,7 +169,7 @@ def test_label_depth_schedule_scores_only_the_scheduled_empties(run, tmp_path) -
 
 
 def test_cli_refuses_a_bad_schedule(tmp_path) -> None:
-    proc = subprocess.run([sys.executable, "-m", "othello_engine.train", "label", "/nonexistent",
+    proc = subprocess.run([sys.executable, "-m", "othello_engine.cli.train", "label", "/nonexistent",
                            str(tmp_path / "p.txt"), "--depth", "20:8,10:4,2", "-q"],
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2 and "bad --depth '20:8,10:4,2'" in proc.stderr, proc.stderr
