@@ -73,7 +73,7 @@ def parse_game(line: str) -> tuple[list[int], int, int]:
     try:
         moves = [parse_square(token) for token in move_tokens(parts[0])]
     except OthelloError as exc:
-        raise ValueError(f"bad move string {clip_text(parts[0])!r}: {exc}") from None
+        raise ValueError(f"bad game record {clip_text(line.strip())!r}: {exc}") from None
     return moves, int(parts[1]), int(parts[2])
 
 
