@@ -21,7 +21,7 @@ NO_SCORE = "      -"
 def open_text(path: str, mode: str = "r") -> IO[str]:
     """A text file, gzip-compressed when its name ends in .gz."""
     if path.endswith(".gz"):
-        return io.TextIOWrapper(gzip.open(path, mode.replace("t", "") + "b"), encoding="ascii")
+        return io.TextIOWrapper(gzip.GzipFile(path, mode.replace("t", "") + "b"), encoding="ascii")
     return open(path, mode, encoding="ascii")
 
 
