@@ -8,7 +8,8 @@ import random
 import sys
 from typing import Optional, TextIO
 
-from othello_engine.board import BLACK, STANDARD_SIZES, WHITE, Board, OthelloError
+from othello_engine.board import BLACK, WHITE, Board, OthelloError
+from othello_engine.cli.common import start_size_arg
 from othello_engine.engine import Engine, Limit
 from othello_engine.play import COLOR_NAMES, DISC_LETTERS, Game, Style, load_game
 from othello_engine.textnum import float_arg, int_arg
@@ -59,7 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="In the game, type help for the commands.")
     p.add_argument("--side", default="black", choices=["black", "white", "b", "w", "random"],
                    help="your colour (black moves first; default black)")
-    p.add_argument("--size", type=int_arg, default=8, choices=list(STANDARD_SIZES), metavar="N",
+    p.add_argument("--size", type=start_size_arg, default=8, metavar="N",
                    help="board size for the standard start: an even size 4..26 (default 8)")
     strength = p.add_mutually_exclusive_group()
     strength.add_argument("--depth", type=int_arg, help="engine strength: search depth per move")
