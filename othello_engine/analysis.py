@@ -27,7 +27,7 @@ from othello_engine.board import (BLACK, MAX_SIZE, MIN_SIZE, PASS, STANDARD_SIZE
                                   Square, square_name)
 from othello_engine.ggf import parse_ggf
 from othello_engine.notation import MoveListError, parse_moves, parse_obf
-from othello_engine.client import (Engine, EngineError, EngineTerminatedError, EngineTimeoutError,
+from othello_engine.client import (EngineClient, EngineError, EngineTerminatedError, EngineTimeoutError,
                                    Info, Limit, PlayResult)
 from othello_engine.textnum import float_arg, int_arg
 
@@ -324,16 +324,16 @@ class EngineSpec:
     options: Mapping[str, Any] = field(default_factory=dict)
     stderr: Optional[IO[str]] = None
 
-    def start(self) -> Engine:
-        return Engine.popen(self.command, self.protocol, options=self.options, stderr=self.stderr)
+    def start(self) -> EngineClient:
+        return EngineClient.popen(self.command, self.protocol, options=self.options, stderr=self.stderr)
 
 
 class _Worker:
     """One engine process and the retry policy around it."""
 
-    def __init__(self, spec: EngineSpec, engine: Engine) -> None:
+    def __init__(self, spec: EngineSpec, engine: EngineClient) -> None:
         self.spec = spec
-        self.engine: Optional[Engine] = engine
+        self.engine: Optional[EngineClient] = engine
         self.closed = False
 
     def restart(self) -> None:
@@ -609,7 +609,7 @@ class _ResultBoard:
 
 
 def _start_workers(spec: EngineSpec, jobs: int) -> list[_Worker]:
-    engines: list[Optional[Engine]] = [None] * jobs
+    engines: list[Optional[EngineClient]] = [None] * jobs
     errors: list[Exception] = []
 
     def start(i: int) -> None:
