@@ -48,7 +48,7 @@ def main(argv: list[str] | None = None) -> int:
         from othello_engine.play import main as play_main
         return play_main(args[1:])
     if args and args[0] == "perft":
-        from othello_engine.perft import main as perft_main
+        from othello_engine.cli.perft import main as perft_main
         return perft_main(args[1:])
     if args and args[0] == "match":
         from othello_engine.match import main as match_main
