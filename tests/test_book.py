@@ -20,9 +20,9 @@ import pytest
 from othello_engine import _core
 from othello_engine.board import PASS, Board, parse_square, square_name, transform_square
 from othello_engine.ggf import format_ggf
-from othello_engine.book import (Book, BookError, BookOptions, learn_game, load_book,
+from othello_engine.book import (Book, BookError, BookOptions, learn_game, load_book, nboard_learn,
                                  options_from_environment, safe_probe)
-from othello_engine.protocol.nboard import book_lines, hint_book_lines, learn_lines
+from othello_engine.protocol.nboard import book_lines, hint_book_lines
 from othello_engine.protocol.uci import book_reply
 from othello_engine.notation import parse_moves
 from othello_engine.engine import Engine
@@ -421,10 +421,10 @@ def test_protocol_helpers(tmp_path: Path) -> None:
     lines = hint_book_lines(opts, Board(), 4)
     assert len(lines) == 4 and all(line.startswith("book ") for line in lines)
     assert {parse_square(line.split()[1]) for line in lines} == set(Board().legal_moves())
-    assert learn_lines(opts, parse_moves(GAME)) == ["learned"]  # the shipped book is not written
+    assert nboard_learn(opts, parse_moves(GAME)) == ["learned"]  # the shipped book is not written
     path = tmp_path / "nb.book"
     opts = options_from_environment({"OTHELLO_ENGINE_BOOK": str(path)})
-    lines = learn_lines(opts, parse_moves(GAME))
+    lines = nboard_learn(opts, parse_moves(GAME))
     assert lines[0] == "learned" and lines[1].startswith("status learned: ") and "10 moves" in lines[1]
     with Book.open(path) as book:
         assert [m.move for m in book.lookup(Board())] == [parse_square("f5")]

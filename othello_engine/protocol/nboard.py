@@ -7,17 +7,19 @@ import sys
 import threading
 import time
 import traceback
-from typing import Callable, Final, Optional
+from typing import TYPE_CHECKING, Callable, Final, Optional
 
 from othello_engine.board import (BLACK, PASS, Board, OthelloError, Square, clip_text, parse_square,
                                   square_name)
-from othello_engine.book import (BOOK_ENV, Book, BookError, BookOptions, learn_game,
-                                 options_from_environment)
+from othello_engine.book import BOOK_ENV, nboard_learn, options_from_environment
 from othello_engine.engine import Engine, Limit, SearchInfo, SearchResult
 from othello_engine.ggf import parse_ggf
 from othello_engine.notation import push_move
 from othello_engine.protocol.session import ProtocolError, Writer, guard
 from othello_engine.textnum import ascii_float, ascii_int
+
+if TYPE_CHECKING:
+    from othello_engine.book import Book, BookOptions
 
 ENGINE_NAME: Final = "othello_engine"
 """The name sent with ``set myname``; one token, since GUIs read the name up to the first space."""
@@ -95,21 +97,6 @@ def hint_book_lines(options: BookOptions, board: Board, count: int = 1) -> list[
         return []
     options.probe(board)  # opens the book on first use
     return book_lines(options.book, board, count)
-
-
-def learn_lines(options: BookOptions, game: Board) -> list[str]:
-    """For ``learn``: add the game to the book file when one is set (the shipped book is never
-    written); the required ``learned`` reply, then a ``status`` line saying what was done (NBoard
-    clears its status bar when ``learned`` arrives, so the status comes after it). A book that
-    cannot be written is reported in the ``status`` line and the session goes on."""
-    lines = ["learned"]
-    if options.enabled and options.path:
-        try:
-            lines.append(f"status {learn_game(options.path, game)}")
-            options.close()  # reopened on next use: the file may have just been created
-        except (BookError, sqlite3.Error, OSError) as exc:
-            lines.append(f"status book not written: {exc}")
-    return lines
 
 
 def _shown(text: str, n: int = 60) -> str:
@@ -251,7 +238,8 @@ class NBoardSession:
         if name == "depth":
             depth = _number(value, "depth")
             if depth != int(depth) or not 1 <= depth <= MAX_DEPTH:
-                raise ProtocolError(f"bad depth {_shown(value)!r}: expected a whole number in 1..{MAX_DEPTH}; "
+                raise ProtocolError(f"bad depth {_shown(value)!r}: "
+                                    f"expected a whole number in 1..{MAX_DEPTH}; "
                                     f"depth stays {self.depth}")
             self.depth = int(depth)
         elif name == "contempt":
@@ -271,7 +259,8 @@ class NBoardSession:
         try:
             record = parse_ggf(ggf)
         except ValueError as exc:  # every parse_ggf error is a ValueError (OthelloError or plain)
-            raise ProtocolError(f"set game rejected ({_shown(str(exc), 120)}); the game is unchanged") from None
+            raise ProtocolError(f"set game rejected ({_shown(str(exc), 120)}); "
+                                "the game is unchanged") from None
         if record.board.size > 8:
             # NBoard draws and numbers 8x8 boards only (its moves are two characters)
             raise ProtocolError(f"set game rejected (a {record.board.size}x{record.board.size} board: "
@@ -318,7 +307,7 @@ class NBoardSession:
 
     def cmd_learn(self, rest: str) -> None:
         # "learned" first: NBoard clears its status bar when it arrives, so the status comes after
-        lines = learn_lines(self.book, self.board.copy())
+        lines = nboard_learn(self.book, self.board.copy())
         for line in lines:
             self.out(line)
         if len(lines) == 1:  # only "learned": there is no book file to write to
