@@ -42,9 +42,11 @@ def perft(board: Board, depth: int, bulk: bool = False, divide: bool = True,
     P, O, size = board.player, board.opponent, board.size
     start = time.perf_counter()
     per_move: list[tuple[int, int]] = []
+    stopped = False
     if not divide or depth == 0 or board.is_game_over():
         total = perft_count(P, O, depth, size, bulk, stop)
-        if stop is not None and stop[0]:
+        stopped = stop is not None and bool(stop[0])
+        if stopped:
             total = 0
     else:
         moves = board.legal_moves() or [PASS]
@@ -52,10 +54,11 @@ def perft(board: Board, depth: int, bulk: bool = False, divide: bool = True,
             p, o = play_move(P, O, move, size)
             n = perft_count(p, o, depth - 1, size, bulk, stop)
             if stop is not None and stop[0]:
+                stopped = True
                 break       # this move's count is partial: leave it out
             per_move.append((move, n))
             if on_move is not None:
                 on_move(move, n)
         total = sum(n for _, n in per_move)
-    return PerftResult(depth, total, tuple(per_move), time.perf_counter() - start,
-                       stop is not None and bool(stop[0]))
+    # A stop that comes after the last root move was counted leaves a whole count: not stopped.
+    return PerftResult(depth, total, tuple(per_move), time.perf_counter() - start, stopped)

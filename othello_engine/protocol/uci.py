@@ -616,7 +616,9 @@ class UciSession:
             result = perft(board, depth, bulk=True, stop=stop,
                            on_move=lambda move, n: self.out(f"{self.move_text(move)}: {n}"))
 
-        guard(count, self.error, internal=lambda exc: f"internal error in perft: {type(exc).__name__}")
+        # the position was checked by go: any error here is an internal one
+        guard(count, self.error, expected=(),
+              internal=lambda exc: f"internal error in perft: {type(exc).__name__}")
         with self._lock:
             self._active = False
             if result is not None and result.stopped:
