@@ -83,7 +83,8 @@ def _seconds(text: str, what: str) -> float:
 
 def _stones(text: str) -> int:
     if not re.fullmatch(r"\+?[0-9]{1,7}", text, re.ASCII) or int(text) > MAX_STONES:
-        raise GtpError(f"syntax error: bad stone count {clip_text(text, QUOTE)!r}: expected a whole number >= 0")
+        raise GtpError(f"syntax error: bad stone count {clip_text(text, QUOTE)!r}: "
+                       "expected a whole number >= 0")
     return int(text)
 
 

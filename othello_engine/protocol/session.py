@@ -11,6 +11,7 @@ from othello_engine.board import OthelloError
 Writer = Callable[[str], None]
 """Writes one reply line (or, for GTP, one whole response), whole and flushed, from any thread."""
 
+
 class ProtocolError(ValueError):
     """A command that cannot be carried out; its text becomes the protocol's error line."""
 
