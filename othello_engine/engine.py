@@ -9,11 +9,16 @@ import threading
 import time
 import traceback
 from dataclasses import dataclass, field
-from typing import Callable, Optional
+from typing import Callable, Final, Optional
 
 from othello_engine import _core, timeman, weights
 from othello_engine.board import (BLACK, FRAME_SIZE, PASS, Board, Square, from_core, legal_moves_of,
                                   play_move, square_count)
+
+
+MOVE_OVERHEAD_MS: Final = 10
+"""Default Move Overhead (ms): time a move costs outside the search (reading the command, writing
+the reply, the GUI's lag), kept back from every time budget. One default for every protocol."""
 
 
 class InvalidLimitError(ValueError):
@@ -166,7 +171,7 @@ class Engine:
     True
     """
 
-    def __init__(self, hash_mb: int = 16, multipv: int = 1, move_overhead: float = 0.03,
+    def __init__(self, hash_mb: int = 16, multipv: int = 1, move_overhead: float = MOVE_OVERHEAD_MS / 1000,
                  contempt: int = 0, evaluation_kind: str = "pattern",
                  threads: Optional[int] = None) -> None:
         self._search = _core.Search(hash_mb)

@@ -3,7 +3,7 @@
 
 import sys
 
-from othello_engine.perft import main
+from othello_engine.cli.perft import main
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -20,9 +20,10 @@ import pytest
 from othello_engine import _core
 from othello_engine.board import PASS, Board, parse_square, square_name, transform_square
 from othello_engine.ggf import format_ggf
-from othello_engine.book import (Book, BookError, BookOptions, learn_game, load_book, nboard_book_lines,
-                                 nboard_hint_lines, nboard_learn, options_from_environment,
-                                 uci_book_reply, safe_probe)
+from othello_engine.book import (Book, BookError, BookOptions, learn_game, load_book, nboard_learn,
+                                 options_from_environment, safe_probe)
+from othello_engine.protocol.nboard import book_lines, hint_book_lines
+from othello_engine.protocol.uci import book_reply
 from othello_engine.notation import parse_moves
 from othello_engine.engine import Engine
 
@@ -382,7 +383,7 @@ def test_learn_game_and_nboard_lines(tmp_path: Path) -> None:
     with Book.open(path, write=True) as book:
         pos = parse_moves(GAME[:2])
         book.set_move(pos, parse_square("d6"), 150, 12)
-        lines = nboard_book_lines(book, pos)
+        lines = book_lines(book, pos)
         assert lines == ["book D6 1.50 1 12 from the book"]
 
 
@@ -421,12 +422,12 @@ def test_book_options_of_a_session(tmp_path: Path) -> None:
 def test_protocol_helpers(tmp_path: Path) -> None:
     out: list[str] = []
     opts = options_from_environment({})
-    assert not opts.enabled and not uci_book_reply(opts, Board(), out.append, square_name) and not out
+    assert not opts.enabled and not book_reply(opts, Board(), out.append, square_name) and not out
     opts = options_from_environment({"OTHELLO_ENGINE_BOOK": "shipped"}, seed=1)
-    assert uci_book_reply(opts, Board(), out.append, square_name)
+    assert book_reply(opts, Board(), out.append, square_name)
     assert out[0].startswith("info string book move ") and out[-1].startswith("bestmove ")
     assert parse_square(out[-1].split()[1]) in Board().legal_moves()
-    lines = nboard_hint_lines(opts, Board(), 4)
+    lines = hint_book_lines(opts, Board(), 4)
     assert len(lines) == 4 and all(line.startswith("book ") for line in lines)
     assert {parse_square(line.split()[1]) for line in lines} == set(Board().legal_moves())
     assert nboard_learn(opts, parse_moves(GAME)) == ["learned"]  # the shipped book is not written

@@ -6,9 +6,8 @@ move sequences), ``options`` loads and probes a book for a protocol session (``O
 """
 
 from othello_engine.book.options import (BOOK_ENV, LEARN_WAIT, BookOptions, format_score, learn_game,
-                                         load_book, nboard_book_lines, nboard_hint_lines, nboard_learn,
-                                         options_from_environment, probe_function, safe_probe,
-                                         uci_book_lines, uci_book_reply)
+                                         load_book, nboard_learn, options_from_environment,
+                                         probe_function, safe_probe)
 from othello_engine.book.readers import read_games
 from othello_engine.book.store import (BUSY_STEP, BUSY_WAIT, DEFAULT_MARGIN, FORMAT, SQLITE_MAGIC,
                                        TEXT_HEADER, VERSION, Book, BookError, BookMove, BookStats,
@@ -17,7 +16,6 @@ from othello_engine.book.store import (BUSY_STEP, BUSY_WAIT, DEFAULT_MARGIN, FOR
 __all__ = [
     "BOOK_ENV", "BUSY_STEP", "BUSY_WAIT", "DEFAULT_MARGIN", "FORMAT", "LEARN_WAIT", "SQLITE_MAGIC",
     "TEXT_HEADER", "VERSION", "Book", "BookError", "BookMove", "BookOptions", "BookStats",
-    "ProgressCallback", "format_score", "learn_game", "load_book", "nboard_book_lines",
-    "nboard_hint_lines", "nboard_learn", "options_from_environment", "position_key", "probe_function",
-    "read_games", "safe_probe", "uci_book_lines", "uci_book_reply",
+    "ProgressCallback", "format_score", "learn_game", "load_book", "nboard_learn",
+    "options_from_environment", "position_key", "probe_function", "read_games", "safe_probe",
 ]

@@ -6,7 +6,7 @@ import os
 import sqlite3
 from typing import Callable, Optional
 
-from othello_engine.board import PASS, Board, Square, square_name
+from othello_engine.board import Board, Square
 from othello_engine.book.store import DEFAULT_MARGIN, FORMAT, Book, BookError, BookMove
 
 LEARN_WAIT = 5.0
@@ -63,36 +63,6 @@ def format_score(score: Optional[int], exact: bool) -> str:
     if score is None:
         return "?"
     return f"{score // 100:+d} (exact)" if exact else f"{score / 100:+.2f}"
-
-
-def uci_book_lines(hit: BookMove, move_text: Callable[[Square], str]) -> list[str]:
-    """The lines a UCI-like session sends for a move taken from the book, before its bestmove."""
-    score = f"disc {hit.score // 100:+d}" if hit.exact and hit.score is not None else f"cp {hit.score}"
-    mv = move_text(hit.move)
-    return [f"info string book move {mv} score {format_score(hit.score, hit.exact)} "
-            f"depth {hit.depth} games {hit.games}",
-            f"info depth {hit.depth} score {score} nodes 0 time 0 pv {mv}"]
-
-
-def nboard_book_lines(book: Optional[Book], board: Board, count: int = 1) -> list[str]:
-    """NBoard ``book`` lines for the hint command: ``book <move> <eval> <games> <depth>`` for up
-    to count scored book moves, eval in discs for the side to move."""
-    if book is None:
-        return []
-    try:
-        moves = [m for m in book.lookup(board) if m.score is not None]
-    except sqlite3.Error:
-        return []
-    legal = set(board.legal_moves()) or {PASS}
-    out = []
-    for m in [m for m in moves if m.move in legal][:max(1, count)]:
-        name = "PA" if m.move == PASS else square_name(m.move, board.size).upper()
-        assert m.score is not None
-        depth = "100%" if m.exact else str(m.depth)
-        value = f"{m.score / 100:.2f}"
-        value = "0.00" if value == "-0.00" else value
-        out.append(f"book {name} {value} {m.games} {depth} from the book")
-    return out
 
 
 class BookOptions:
@@ -182,29 +152,6 @@ def options_from_environment(env: Optional[dict[str, str]] = None,
         opts.path = "" if value.lower() == "shipped" else value
         opts.enabled = True
     return opts
-
-
-def uci_book_reply(options: BookOptions, board: Board, out: Callable[[str], None],
-                   move_text: Callable[[Square], str]) -> bool:
-    """For ``go`` in the UCI-like protocol: when the book is on and has a move for board, send the
-    book's info lines and the bestmove and return True (no search is started); else False."""
-    hit = options.probe(board, warn=lambda line: out(line if line.startswith("info string")
-                                                     else f"info string {line}"))
-    if hit is None:
-        return False
-    for line in uci_book_lines(hit, move_text):
-        out(line)
-    out(f"bestmove {move_text(hit.move)}")
-    return True
-
-
-def nboard_hint_lines(options: BookOptions, board: Board, count: int = 1) -> list[str]:
-    """For NBoard ``hint n``: the ``book`` lines of the book's moves (empty when the book is off or
-    does not know the position); send them before (or instead of) the ``search`` lines."""
-    if not options.enabled:
-        return []
-    options.probe(board)  # opens the book on first use
-    return nboard_book_lines(options.book, board, count)
 
 
 def nboard_learn(options: BookOptions, game: Board) -> list[str]:

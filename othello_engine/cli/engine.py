@@ -50,8 +50,8 @@ def run_tool(name: str, argv: list[str]) -> int:
         from othello_engine.cli import play
         return play.main(argv)
     if name == "perft":
-        from othello_engine.perft import main as perft_main
-        return perft_main(argv)
+        from othello_engine.cli import perft
+        return perft.main(argv)
     if name == "match":
         from othello_engine.match import main as match_main
         return match_main(argv)

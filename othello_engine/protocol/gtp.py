@@ -6,14 +6,14 @@ import math
 import re
 import sys
 import time
-import traceback
 from dataclasses import dataclass
 from typing import Callable, Final, Optional
 
 from othello_engine import __version__
 from othello_engine.board import (BLACK, PASS, WHITE, Board, Color, OthelloError, Square, check_size,
-                                  parse_square, square_name)
+                                  clip_text, parse_square, square_name)
 from othello_engine.engine import Engine, Limit
+from othello_engine.protocol.session import ProtocolError, Writer, guard
 from othello_engine.textnum import ascii_float
 
 ENGINE_NAME: Final = "othello_engine"
@@ -25,6 +25,8 @@ DEFAULT_MOVE_TIME: Final = 1.0
 """Seconds a move takes while no time limit is known (no ``time_settings``, or "no limits")."""
 MAX_SECONDS: Final = 10.0 ** 9
 MAX_STONES: Final = 10 ** 6
+QUOTE: Final = 30
+"""Characters of an offending input token quoted in an error reply."""
 
 COMMANDS: Final = (
     "protocol_version", "name", "version", "known_command", "list_commands", "quit",
@@ -37,7 +39,7 @@ _CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
 _ID = re.compile(r"[0-9]{1,18}")
 
 
-class GtpError(ValueError):
+class GtpError(ProtocolError):
     """A command that fails; its text follows the ``?`` of the reply."""
 
 
@@ -58,7 +60,7 @@ def parse_color(text: str) -> Color:
         return BLACK
     if word in ("w", "white"):
         return WHITE
-    raise GtpError(f"syntax error: bad color {_clip(text)!r}: expected black, white, b or w")
+    raise GtpError(f"syntax error: bad color {clip_text(text, QUOTE)!r}: expected black, white, b or w")
 
 
 def color_name(color: Color) -> str:
@@ -71,21 +73,18 @@ def vertex_text(move: Square, size: int = 8) -> str:
     return "pass" if move == PASS else square_name(move, size).upper()
 
 
-def _clip(text: str, n: int = 30) -> str:
-    return text if len(text) <= n else text[: n - 3] + "..."
-
-
 def _seconds(text: str, what: str) -> float:
     number = ascii_float(text)  # ASCII digits only: float() also reads '٣'
     value = math.nan if number is None else number
     if not (math.isfinite(value) and 0 <= value <= MAX_SECONDS):
-        raise GtpError(f"syntax error: bad {what} {_clip(text)!r}: expected seconds >= 0")
+        raise GtpError(f"syntax error: bad {what} {clip_text(text, QUOTE)!r}: expected seconds >= 0")
     return value
 
 
 def _stones(text: str) -> int:
     if not re.fullmatch(r"\+?[0-9]{1,7}", text, re.ASCII) or int(text) > MAX_STONES:
-        raise GtpError(f"syntax error: bad stone count {_clip(text)!r}: expected a whole number >= 0")
+        raise GtpError(f"syntax error: bad stone count {clip_text(text, QUOTE)!r}: "
+                       "expected a whole number >= 0")
     return int(text)
 
 
@@ -144,7 +143,7 @@ class GtpSession:
     """One conversation in GTP version 2. Commands are answered in order, one reply each; a
     ``genmove`` searches on the reading thread (GTP controllers wait for its answer)."""
 
-    def __init__(self, out: Callable[[str], None], engine: Optional[Engine] = None) -> None:
+    def __init__(self, out: Writer, engine: Optional[Engine] = None) -> None:
         self.out = out
         self.engine = engine or Engine()
         self.board = Board()
@@ -177,16 +176,13 @@ class GtpSession:
         if name == "quit":
             self.reply(ident, "")
             return False
-        try:
-            handler = self._commands.get(name)
-            if handler is None:
-                raise GtpError("unknown command")
-            self.reply(ident, handler(args))
-        except GtpError as exc:
-            self.reply(ident, error=str(exc))
-        except Exception as exc:  # never let a traceback reach stdout
-            traceback.print_exc(file=sys.stderr)
-            self.reply(ident, error=f"internal error: {type(exc).__name__}")
+        handler = self._commands.get(name)
+        if handler is None:
+            self.reply(ident, error="unknown command")
+        else:
+            # only GtpError is bad input here: any other error (an OthelloError too) is internal
+            guard(lambda: self.reply(ident, handler(args)), lambda text: self.reply(ident, error=text),
+                  expected=(GtpError,))
         return True
 
     def reply(self, ident: str, text: str = "", error: Optional[str] = None) -> None:
@@ -235,7 +231,7 @@ class GtpSession:
     def cmd_boardsize(self, args: list[str]) -> str:
         self._need(args, 1, "boardsize <size>")
         if not re.fullmatch(r"\+?[0-9]{1,3}", args[0], re.ASCII):
-            raise GtpError(f"syntax error: bad size {_clip(args[0])!r}: expected a whole number")
+            raise GtpError(f"syntax error: bad size {clip_text(args[0], QUOTE)!r}: expected a whole number")
         size = int(args[0])
         try:
             check_size(size)
@@ -260,7 +256,7 @@ class GtpSession:
         number = ascii_float(args[0])
         komi = math.nan if number is None else number
         if not math.isfinite(komi):
-            raise GtpError(f"syntax error: bad komi {_clip(args[0])!r}: expected a number")
+            raise GtpError(f"syntax error: bad komi {clip_text(args[0], QUOTE)!r}: expected a number")
         self.komi = komi  # accepted and kept; Othello has no komi, so it changes nothing
         return ""
 
@@ -283,7 +279,7 @@ class GtpSession:
         try:
             move = parse_square(args[1], self.board.size)
         except OthelloError:
-            raise GtpError(f"syntax error: bad vertex {_clip(args[1])!r}") from None
+            raise GtpError(f"syntax error: bad vertex {clip_text(args[1], QUOTE)!r}") from None
         board = self.board.copy()
         if self.board.is_game_over():
             raise GtpError("illegal move")

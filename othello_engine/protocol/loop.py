@@ -7,6 +7,8 @@ import sys
 import threading
 from typing import IO, Iterator, Optional
 
+from othello_engine.protocol.session import SessionFactory
+
 MAX_LINE = 1 << 20
 """Longest input line kept (bytes); the rest of a longer line is read and dropped."""
 
@@ -91,13 +93,7 @@ def main(args: Optional[list[str]] = None) -> int:
         if first is None:
             return 0
         protocol = protocol_of(first)
-    if protocol == "nboard":
-        from othello_engine.protocol.nboard import NBoardSession as Session
-    elif protocol == "gtp":
-        from othello_engine.protocol.gtp import GtpSession as Session  # type: ignore[assignment]
-    else:
-        from othello_engine.protocol.uci import UciSession as Session  # type: ignore[assignment]
-    session = Session(out)
+    session = session_factory(protocol)(out)
     try:
         if first is None or session.handle(first):
             for line in lines:
@@ -109,6 +105,19 @@ def main(args: Optional[list[str]] = None) -> int:
         session.close()
         _quiet_stdout()
     return 0
+
+
+def session_factory(protocol: str) -> SessionFactory:
+    """The session class of a protocol (``nboard``, ``gtp``, else the UCI-like one), imported only
+    when asked for, so that a session loads only its own protocol."""
+    if protocol == "nboard":
+        from othello_engine.protocol.nboard import NBoardSession
+        return NBoardSession
+    if protocol == "gtp":
+        from othello_engine.protocol.gtp import GtpSession
+        return GtpSession
+    from othello_engine.protocol.uci import UciSession
+    return UciSession
 
 
 GTP_FIRST_WORDS = frozenset((

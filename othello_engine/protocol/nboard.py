@@ -2,18 +2,24 @@
 
 from __future__ import annotations
 
+import sqlite3
 import sys
 import threading
 import time
 import traceback
-from typing import Callable, Final, Optional
+from typing import TYPE_CHECKING, Callable, Final, Optional
 
-from othello_engine.board import BLACK, PASS, Board, OthelloError, Square, parse_square, square_name
+from othello_engine.board import (BLACK, PASS, Board, OthelloError, Square, clip_text, parse_square,
+                                  square_name)
+from othello_engine.book import BOOK_ENV, nboard_learn, options_from_environment
+from othello_engine.engine import Engine, Limit, SearchInfo, SearchResult
 from othello_engine.ggf import parse_ggf
 from othello_engine.notation import push_move
-from othello_engine.book import BOOK_ENV, nboard_hint_lines, nboard_learn, options_from_environment
-from othello_engine.engine import Engine, Limit, SearchInfo, SearchResult
+from othello_engine.protocol.session import ProtocolError, Writer, guard
 from othello_engine.textnum import ascii_float, ascii_int
+
+if TYPE_CHECKING:
+    from othello_engine.book import Book, BookOptions
 
 ENGINE_NAME: Final = "othello_engine"
 """The name sent with ``set myname``; one token, since GUIs read the name up to the first space."""
@@ -26,10 +32,6 @@ ENDGAME_EXTRA: Final = 6
 endgame depth to the engine)."""
 EXACT_DEPTH: Final = "100%"
 """The depth token of an exact solve: NBoard reads ``100%`` as "proven final score"."""
-
-
-class ProtocolError(ValueError):
-    """A command that cannot be carried out; its text becomes a ``status`` line."""
 
 
 def format_eval(centi_discs: int) -> str:
@@ -68,9 +70,38 @@ def depth_token(depth: int, exact: bool) -> str:
     return EXACT_DEPTH if exact else str(depth)
 
 
-def _clip(text: str, n: int = 60) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= n else text[: n - 3] + "..."
+# --- book replies ------------------------------------------------------------------------------------
+
+def book_lines(book: Optional[Book], board: Board, count: int = 1) -> list[str]:
+    """The ``book <move> <eval> <games> <depth> from the book`` lines of ``hint``: up to count
+    scored book moves, eval in discs for the side to move (none when the book cannot be read)."""
+    if book is None:
+        return []
+    try:
+        moves = [m for m in book.lookup(board) if m.score is not None]
+    except sqlite3.Error:
+        return []
+    legal = set(board.legal_moves()) or {PASS}
+    lines = []
+    for m in [m for m in moves if m.move in legal][:max(1, count)]:
+        assert m.score is not None
+        lines.append(f"book {move_text(m.move)} {format_eval(m.score)} {m.games} "
+                     f"{depth_token(m.depth, m.exact)} from the book")
+    return lines
+
+
+def hint_book_lines(options: BookOptions, board: Board, count: int = 1) -> list[str]:
+    """For ``hint n``: the ``book`` lines of the book's moves (none when the book is off or does
+    not know the position); they go before (or instead of) the ``search`` lines."""
+    if not options.enabled:
+        return []
+    options.probe(board)  # opens the book on first use
+    return book_lines(options.book, board, count)
+
+
+def _shown(text: str, n: int = 60) -> str:
+    """Text as a status line quotes it: on one line, whitespace runs made one space, clipped."""
+    return clip_text(" ".join(text.split()), n)
 
 
 def _split_word(text: str) -> tuple[str, str]:
@@ -84,7 +115,7 @@ def _split_word(text: str) -> tuple[str, str]:
 def _number(text: str, what: str) -> float:
     value = ascii_float(text)  # ASCII digits only: float() also reads '٣' and '1_0'
     if value is None:
-        raise ProtocolError(f"bad {what} {_clip(text)!r}: expected a finite number")
+        raise ProtocolError(f"bad {what} {_shown(text)!r}: expected a finite number")
     return value
 
 
@@ -96,7 +127,7 @@ class NBoardSession:
     line is out, then answers ``pong``.
     """
 
-    def __init__(self, out: Callable[[str], None]) -> None:
+    def __init__(self, out: Writer) -> None:
         self.out = out
         self.engine = Engine()
         self.board = Board()
@@ -127,19 +158,17 @@ class NBoardSession:
         if cmd == "quit":
             self.stop_thinking()
             return False
-        try:
+
+        def run() -> None:
             method = self._commands.get(cmd)
             if method is not None:
                 method(rest)
             elif self.version == 1 and not rest and self._looks_like_move(cmd):
                 self.cmd_move(cmd)  # version 1 GUIs send a bare "F5" for "move F5"
             else:
-                raise ProtocolError(f"unknown command {_clip(cmd, 30)!r} ignored")
-        except (ProtocolError, OthelloError) as exc:
-            self.status(str(exc))
-        except Exception as exc:  # never let a traceback reach stdout
-            traceback.print_exc(file=sys.stderr)
-            self.status(f"internal error: {_clip(str(exc))}")
+                raise ProtocolError(f"unknown command {_shown(cmd, 30)!r} ignored")
+
+        guard(run, self.status, internal=lambda exc: f"internal error: {_shown(str(exc))}")
         return True
 
     def close(self) -> None:
@@ -148,7 +177,7 @@ class NBoardSession:
 
     def status(self, text: str) -> None:
         """Send a ``status`` line (empty text clears the GUI's status: the engine is idle)."""
-        text = _clip(text, 200)
+        text = _shown(text, 200)
         self.out(f"status {text}" if text else "status")
 
     def _book_warning(self, line: str) -> None:
@@ -190,7 +219,7 @@ class NBoardSession:
         token = rest.split()[0] if rest.split() else ""
         version = ascii_int(token, signed=False)
         if version is None:
-            raise ProtocolError(f"bad nboard command: version {_clip(token) or '(none)'!r} is not a number")
+            raise ProtocolError(f"bad nboard command: version {_shown(token) or '(none)'!r} is not a number")
         self.version = version
         self.out(f"set myname {ENGINE_NAME}")
         if self.version != PROTOCOL_VERSION:
@@ -209,19 +238,20 @@ class NBoardSession:
         if name == "depth":
             depth = _number(value, "depth")
             if depth != int(depth) or not 1 <= depth <= MAX_DEPTH:
-                raise ProtocolError(f"bad depth {_clip(value)!r}: expected a whole number in 1..{MAX_DEPTH}; "
+                raise ProtocolError(f"bad depth {_shown(value)!r}: "
+                                    f"expected a whole number in 1..{MAX_DEPTH}; "
                                     f"depth stays {self.depth}")
             self.depth = int(depth)
         elif name == "contempt":
             contempt = _number(value, "contempt")
             if abs(contempt) > 6400:
-                raise ProtocolError(f"bad contempt {_clip(value)!r}: expected centi-discs in -6400..6400")
+                raise ProtocolError(f"bad contempt {_shown(value)!r}: expected centi-discs in -6400..6400")
             self.contempt = int(round(contempt))
             self._sync_contempt(self.board)
         elif name == "game":
             self.set_game(value)
         else:
-            raise ProtocolError(f"unknown setting {_clip(name, 30)!r} ignored")
+            raise ProtocolError(f"unknown setting {_shown(name, 30)!r} ignored")
 
     def set_game(self, ggf: str) -> None:
         if not ggf:
@@ -229,7 +259,8 @@ class NBoardSession:
         try:
             record = parse_ggf(ggf)
         except ValueError as exc:  # every parse_ggf error is a ValueError (OthelloError or plain)
-            raise ProtocolError(f"set game rejected ({_clip(str(exc), 120)}); the game is unchanged") from None
+            raise ProtocolError(f"set game rejected ({_shown(str(exc), 120)}); "
+                                "the game is unchanged") from None
         if record.board.size > 8:
             # NBoard draws and numbers 8x8 boards only (its moves are two characters)
             raise ProtocolError(f"set game rejected (a {record.board.size}x{record.board.size} board: "
@@ -249,12 +280,12 @@ class NBoardSession:
                 if part.strip():
                     _number(part, what)
             except ProtocolError:
-                raise ProtocolError(f"bad {what} {_clip(part)!r} in move {_clip(token)!r}: expected a "
+                raise ProtocolError(f"bad {what} {_shown(part)!r} in move {_shown(token)!r}: expected a "
                                     "number; the game is unchanged") from None
         try:
             move = parse_square(parts[0], self.board.size)
         except OthelloError as exc:
-            raise ProtocolError(f"bad move {_clip(token)!r}: {exc}; the game is unchanged") from None
+            raise ProtocolError(f"bad move {_shown(token)!r}: {exc}; the game is unchanged") from None
         board = self.board.copy()
         try:
             push_move(board, move)   # a forced pass may be left out, as in every move list
@@ -271,7 +302,7 @@ class NBoardSession:
         if number is not None:
             self.out(f"pong {number}")
         else:
-            self.status(f"bad ping {_clip(token)!r}: expected a number; answering pong 0")
+            self.status(f"bad ping {_shown(token)!r}: expected a number; answering pong 0")
             self.out("pong 0")
 
     def cmd_learn(self, rest: str) -> None:
@@ -326,7 +357,7 @@ class NBoardSession:
         token = rest.split()[0] if rest.split() else "1"
         count = ascii_int(token, signed=False)
         if count is None or count < 1:
-            raise ProtocolError(f"bad hint count {_clip(token)!r}: expected a whole number of moves >= 1")
+            raise ProtocolError(f"bad hint count {_shown(token)!r}: expected a whole number of moves >= 1")
         wanted = min(count, 64)
         self.stop_thinking()
         board = self.board.copy()
@@ -335,10 +366,10 @@ class NBoardSession:
             return
         self.status(f"{ENGINE_NAME} is analyzing")
         # Opens the book on first use, so that a book that cannot be used is reported here too
-        # (nboard_hint_lines would open it without a word).
+        # (hint_book_lines would open it without a word).
         self.book.probe(board, warn=self._book_warning)
         # Book moves first, as "book" lines; the search values the best of the other moves.
-        booked = nboard_hint_lines(self.book, board, wanted)
+        booked = hint_book_lines(self.book, board, wanted)
         for line in booked:
             self.out(line)
         in_book = {parse_square(line.split()[1], board.size) for line in booked}
@@ -371,39 +402,41 @@ class NBoardSession:
         self._worker.start()
 
     def _analyze(self, game: Board) -> None:
+        """The analysis thread: any error in it is an internal one (the game was checked)."""
+        try:
+            guard(lambda: self._analyze_game(game), self.status, expected=(),
+                  internal=lambda exc: f"internal error in analyze: {_shown(str(exc))}")
+        finally:
+            self.status("")
+
+    def _analyze_game(self, game: Board) -> None:
         """Retrograde analysis: ``analysis <moves played> <eval>`` for every position of the game,
         from the last to the first (passes count as moves), each from Black's point of view: NBoard
         plots these values as they come on its graph, where up means Black is ahead."""
         started = time.monotonic()
         nodes = 0
-        try:
-            positions = [game.replay()]
-            for move in game.move_stack:
-                nxt = positions[-1].copy()
-                nxt.push(move)
-                positions.append(nxt)
-            later: Optional[int] = None  # the value of the position after this one
-            for i in range(len(positions) - 1, -1, -1):
+        positions = [game.replay()]
+        for move in game.move_stack:
+            nxt = positions[-1].copy()
+            nxt.push(move)
+            positions.append(nxt)
+        later: Optional[int] = None  # the value of the position after this one
+        for i in range(len(positions) - 1, -1, -1):
+            if self._cancel.is_set():
+                return
+            board = positions[i]
+            if board.is_game_over():
+                value = 100 * board.disc_difference() * (1 if board.turn == BLACK else -1)
+            elif board.must_pass() and later is not None:
+                value = -later  # the pass changes nothing but the side to move
+            else:
+                self._sync_contempt(board)
+                result = self.engine.search(board, self.limit_for(board))
+                nodes += result.nodes
                 if self._cancel.is_set():
                     return
-                board = positions[i]
-                if board.is_game_over():
-                    value = 100 * board.disc_difference() * (1 if board.turn == BLACK else -1)
-                elif board.must_pass() and later is not None:
-                    value = -later  # the pass changes nothing but the side to move
-                else:
-                    self._sync_contempt(board)
-                    result = self.engine.search(board, self.limit_for(board))
-                    nodes += result.nodes
-                    if self._cancel.is_set():
-                        return
-                    value = result.score
-                black_value = value if board.turn == BLACK else -value
-                self.out(f"analysis {i} {format_eval(black_value)}")
-                later = value
-            self.out(f"nodestats {nodes} {format_seconds(time.monotonic() - started)}")
-        except Exception as exc:
-            traceback.print_exc(file=sys.stderr)
-            self.status(f"internal error in analyze: {_clip(str(exc))}")
-        finally:
-            self.status("")
+                value = result.score
+            black_value = value if board.turn == BLACK else -value
+            self.out(f"analysis {i} {format_eval(black_value)}")
+            later = value
+        self.out(f"nodestats {nodes} {format_seconds(time.monotonic() - started)}")

@@ -4,18 +4,20 @@ from __future__ import annotations
 
 import random
 import re
-import sys
 import threading
-import time
-import traceback
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Optional
+from typing import TYPE_CHECKING, Any, Callable, Optional
 
 from othello_engine import __version__, notation
 from othello_engine.board import (BLACK, MAX_SIZE, PASS, STANDARD_SIZES, Board, OthelloError,
-                                  Square, parse_square, perft_count, play_move, square_name)
-from othello_engine.engine import (MAX_THREADS, Engine, Limit, SearchInfo, SearchResult,
-                                   default_threads, max_search_depth)
+                                  Square, clip_text, parse_square, square_name)
+from othello_engine.engine import (MAX_THREADS, MOVE_OVERHEAD_MS, Engine, Limit, SearchInfo,
+                                   SearchResult, default_threads, max_search_depth)
+from othello_engine.perft import PerftResult, perft
+from othello_engine.protocol.session import ProtocolError, Writer, guard
+
+if TYPE_CHECKING:
+    from othello_engine.book import BookMove, BookOptions
 
 ENGINE_NAME = f"othello_engine {__version__}"
 ENGINE_AUTHOR = "the othello_engine developers"
@@ -28,14 +30,13 @@ MAX_MS = 10 ** 12
 """Largest time in milliseconds `go` accepts (about 31 years)."""
 
 
-class ProtocolError(ValueError):
-    """A command that cannot be carried out; its text becomes the error line."""
-
-
 def quote(text: str) -> str:
-    """The offending input as it appears in an error line: clipped, printable ASCII, in quotes."""
-    clipped = text if len(text) <= MAX_QUOTE else text[: MAX_QUOTE - 3] + "..."
-    return "'" + "".join(ch if " " <= ch <= "~" else "?" for ch in clipped) + "'"
+    """The offending input as it appears in an error line: clipped, printable ASCII, in quotes.
+
+    >>> quote("e9"), quote("\\x00" + "x" * 50)
+    ("'e9'", "'?xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx...'")
+    """
+    return "'" + "".join(ch if " " <= ch <= "~" else "?" for ch in clip_text(text, MAX_QUOTE)) + "'"
 
 
 # --- options ----------------------------------------------------------------------------------------
@@ -158,7 +159,7 @@ OPTIONS: list[Option] = [
     Option("Hash", "spin", 16, 1, 4096, apply=_set_hash),
     Option("Threads", "spin", 1, 1, MAX_THREADS, apply=_set_threads),
     Option("MultiPV", "spin", 1, 1, 64, apply=_set_multipv),
-    Option("Move Overhead", "spin", 10, 0, 5000, apply=_set_overhead),
+    Option("Move Overhead", "spin", MOVE_OVERHEAD_MS, 0, 5000, apply=_set_overhead),
     Option("Clear Hash", "button", apply=_clear_hash),
     Option("OwnBook", "check", False, apply=_book_option("OwnBook")),
     Option("BookFile", "string", "", apply=_book_option("BookFile")),
@@ -310,6 +311,42 @@ def parse_go(args: list[str], board: Board) -> GoRequest:
     return GoRequest(limit, tuple(root))
 
 
+# --- book replies ------------------------------------------------------------------------------------
+
+def book_score_text(score: Optional[int], exact: bool) -> str:
+    """A book move's score as ``info string book move`` shows it: discs, or ``?`` when unscored.
+
+    >>> book_score_text(250, False), book_score_text(-400, True), book_score_text(None, False)
+    ('+2.50', '-4 (exact)', '?')
+    """
+    if score is None:
+        return "?"
+    return f"{score // 100:+d} (exact)" if exact else f"{score / 100:+.2f}"
+
+
+def book_info_lines(hit: BookMove, move_text: Callable[[Square], str]) -> list[str]:
+    """The lines sent for a move taken from the book, before its bestmove."""
+    score = f"disc {hit.score // 100:+d}" if hit.exact and hit.score is not None else f"cp {hit.score}"
+    mv = move_text(hit.move)
+    return [f"info string book move {mv} score {book_score_text(hit.score, hit.exact)} "
+            f"depth {hit.depth} games {hit.games}",
+            f"info depth {hit.depth} score {score} nodes 0 time 0 pv {mv}"]
+
+
+def book_reply(options: BookOptions, board: Board, out: Writer,
+               move_text: Callable[[Square], str]) -> bool:
+    """For ``go``: when the book is on and has a move for board, send the book's info lines and
+    the bestmove and return True (no search is started); else False."""
+    hit = options.probe(board, warn=lambda line: out(line if line.startswith("info string")
+                                                     else f"info string {line}"))
+    if hit is None:
+        return False
+    for line in book_info_lines(hit, move_text):
+        out(line)
+    out(f"bestmove {move_text(hit.move)}")
+    return True
+
+
 # --- the session -----------------------------------------------------------------------------------------
 
 class UciSession:
@@ -318,7 +355,7 @@ class UciSession:
     Commands run on the reading thread and return at once; a search (or perft) runs in a
     background thread and writes its ``info`` lines and its single ``bestmove`` from there."""
 
-    def __init__(self, out: Callable[[str], None], engine: Optional[Engine] = None) -> None:
+    def __init__(self, out: Writer, engine: Optional[Engine] = None) -> None:
         self.out = out
         self.settings: dict[str, Any] = {opt.name: opt.default for opt in OPTIONS}
         self.engine = engine or Engine(hash_mb=self.settings["Hash"], multipv=self.settings["MultiPV"],
@@ -327,7 +364,7 @@ class UciSession:
         self.settings["Threads"] = self.engine.threads
         self.board = Board()
         self.ugi = False
-        self._book: Any = None
+        self._book: Optional[BookOptions] = None
         self._lock = threading.Lock()
         self._active = False          # a go is running and its bestmove is not written yet
         self._infinite = False
@@ -354,22 +391,17 @@ class UciSession:
         cmd, args = tokens[0].lower(), tokens[1:]
         if cmd == "quit":
             return False
-        try:
-            handler = self.commands.get(cmd)
-            if handler is None:
-                raise ProtocolError(f"unknown command {quote(tokens[0])} (try 'help')")
-            handler(args)
-        except (ProtocolError, OthelloError) as exc:
-            self.error(str(exc))
-        except Exception as exc:  # never let a traceback reach stdout
-            traceback.print_exc(file=sys.stderr)
-            self.error(f"internal error: {type(exc).__name__}")
+        handler = self.commands.get(cmd)
+        if handler is None:
+            self.error(f"unknown command {quote(tokens[0])} (try 'help')")
+        else:
+            guard(lambda: handler(args), self.error)
         return True
 
     def error(self, text: str) -> None:
-        if len(text) > MAX_ERROR:
-            text = text[: MAX_ERROR - 3] + "..."
-        self.out("info string error: " + "".join(ch if " " <= ch <= "~" else "?" for ch in text))
+        """Send an error line: one line of printable ASCII, clipped to MAX_ERROR characters."""
+        self.out("info string error: " + "".join(ch if " " <= ch <= "~" else "?"
+                                                 for ch in clip_text(text, MAX_ERROR)))
 
     def close(self) -> None:
         """End the session: stop any search (its bestmove may still be written) and wait briefly."""
@@ -377,8 +409,8 @@ class UciSession:
         self._idle.wait(1.0)
 
     @property
-    def book(self) -> Any:
-        """The opening book options (othello_engine.book.BookOptions), made when first needed."""
+    def book(self) -> BookOptions:
+        """The opening book options, made when first needed."""
         if self._book is None:
             from othello_engine.book import BookOptions
             self._book = BookOptions()
@@ -512,8 +544,7 @@ class UciSession:
         limit = request.limit
         if (self.settings["OwnBook"] and request.perft is None and not request.root_moves
                 and not limit.infinite and not limit.exact and not limit.wld):
-            from othello_engine.book import uci_book_reply
-            if uci_book_reply(self.book, self.board, self.out, self.move_text):
+            if book_reply(self.book, self.board, self.out, self.move_text):
                 return  # the book wrote its info lines and the one bestmove
         with self._lock:
             self._active = True
@@ -524,7 +555,7 @@ class UciSession:
             self._idle.clear()
         if request.perft is not None:
             self._perft_stop = bytearray(1)   # a fresh flag: a late stop of an old perft cannot hit it
-            threading.Thread(target=self._run_perft, args=(self._go_board, request.perft),
+            threading.Thread(target=self._run_perft, args=(self._go_board, request.perft, self._perft_stop),
                              name="perft", daemon=True).start()
             return
         self.engine.start(self._go_board, request.limit, on_info=self.send_info,
@@ -575,33 +606,25 @@ class UciSession:
         self.out(f"bestmove {self.move_text(result.best_move)}")
         self._idle.set()
 
-    def _run_perft(self, board: Board, depth: int) -> None:
+    def _run_perft(self, board: Board, depth: int, stop: bytearray) -> None:
         """go perft: one line per root move, then the total (perft thread). stop ends the count
         within microseconds: the root move being counted gets no line (its count is partial)."""
-        started = time.monotonic()
-        total, stopped = 0, False
-        flag = self._perft_stop
-        try:
-            if depth == 0 or board.is_game_over():
-                total = perft_count(board.player, board.opponent, depth, board.size)
-            else:
-                roots = board.legal_moves() or [PASS]
-                for move in roots:
-                    p, o = play_move(board.player, board.opponent, move, board.size)
-                    n = perft_count(p, o, depth - 1, board.size, True, flag)
-                    if flag[0]:
-                        stopped = True
-                        break
-                    total += n
-                    self.out(f"{self.move_text(move)}: {n}")
-        except Exception as exc:
-            traceback.print_exc(file=sys.stderr)
-            self.error(f"internal error in perft: {type(exc).__name__}")
-        elapsed = time.monotonic() - started
+        result: Optional[PerftResult] = None
+
+        def count() -> None:
+            nonlocal result
+            result = perft(board, depth, bulk=True, stop=stop,
+                           on_move=lambda move, n: self.out(f"{self.move_text(move)}: {n}"))
+
+        # the position was checked by go: any error here is an internal one
+        guard(count, self.error, expected=(),
+              internal=lambda exc: f"internal error in perft: {type(exc).__name__}")
         with self._lock:
             self._active = False
-            if stopped:
+            if result is not None and result.stopped:
                 self.out("info string perft stopped")
             else:
-                self.out(f"nodes {total} time {int(elapsed * 1000)} nps {int(total / max(elapsed, 1e-6))}")
+                total = 0 if result is None else result.total
+                seconds = 0.0 if result is None else result.seconds
+                self.out(f"nodes {total} time {int(seconds * 1000)} nps {int(total / max(seconds, 1e-6))}")
             self._idle.set()

@@ -72,7 +72,8 @@ from pathlib import Path
 from typing import Callable, Optional
 
 from othello_engine.board import BLACK, PASS, Board, OthelloError, parse_square, square_name
-from othello_engine.protocol.uci import ProtocolError, parse_go, parse_position, quote
+from othello_engine.protocol.session import ProtocolError
+from othello_engine.protocol.uci import parse_go, parse_position, quote
 from othello_engine.timeman import clock_budget
 
 DEFAULT_DEPTH = 10           # plies for a go with no limit at all
