@@ -51,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
         from othello_engine.perft import main as perft_main
         return perft_main(args[1:])
     if args and args[0] == "match":
-        from othello_engine.match import main as match_main
+        from othello_engine.cli.match import main as match_main
         return match_main(args[1:])
     if args and args[0] == "analyze":
         from othello_engine.analysis import main as analyze_main

@@ -25,6 +25,7 @@ import time
 
 from othello_engine import analysis, cluster, match
 from othello_engine.board import Board, square_name
+from othello_engine.cli.match import config_from_argv
 
 
 def load() -> str:
@@ -105,10 +106,9 @@ def main() -> int:
           f"[{load()}]", flush=True)
 
     engine = f"{sys.executable} -m othello_engine"
-    parsed = match._build_parser().parse_args(
+    config, _ = config_from_argv(
         ["--engine", f"cmd={engine}", "name=d1", "depth=1", "--engine", f"cmd={engine}", "name=d2",
          "depth=2", "--games", str(args.games), "--concurrency", str(args.slots)])
-    config, _ = match.config_from_args(parsed)
 
     sample = match.run_match(dataclasses.replace(config, games=2, concurrency=1))
     game_payload = (config.schedule()[0], sample.games[0])
