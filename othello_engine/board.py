@@ -520,6 +520,11 @@ class Board:
         size = len(ranks)
         if not MIN_SIZE <= size <= MAX_SIZE:
             raise InvalidBoardError(f"bad FEN {clip_text(fen, 100)!r}: {size} ranks, expected {MIN_SIZE}..{MAX_SIZE}")
+        for r, rank in enumerate(ranks):   # a stray character is named before any length is checked
+            stray = _FEN_STRAY.search(rank)
+            if stray:
+                raise InvalidBoardError(f"bad FEN {clip_text(fen, 100)!r}: stray character "
+                                        f"{stray.group()!r} in rank {r + 1}")
         n = stride(size)
         runs = _FEN_RUN_WIDE if size > FRAME_SIZE else _FEN_RUN
         black = white = 0
@@ -527,6 +532,9 @@ class Board:
             c = 0
             for m in runs.finditer(rank):
                 ch = m.group()
+                if len(ch) > 2:     # never more than 26 empties: no int() of a huge digit run
+                    raise InvalidBoardError(f"bad FEN {clip_text(fen, 100)!r}: a run of {clip_text(ch, 12)} "
+                                            f"empties in rank {r + 1}, longer than the rank ({size})")
                 if ch[0] in "123456789" and (size > FRAME_SIZE or ch != "9"):
                     c += int(ch)
                 elif ch in "xXoO":
@@ -573,6 +581,7 @@ class Board:
 
 _FEN_RUN = re.compile(r".", re.S)
 _FEN_RUN_WIDE = re.compile(r"[0-9]+|.", re.S)
+_FEN_STRAY = re.compile(r"[^0-9xXoO]")
 
 
 def _read_cells(cells: str, what: str, first: str, second: str) -> tuple[int, Bitboard, Bitboard]:

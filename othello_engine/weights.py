@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import array
 import os
+import stat
 import struct
 import sys
 import zlib
@@ -101,10 +102,17 @@ def decode(blob: bytes, name: str = "weights") -> "array.array[int]":
 def read(path: str) -> "array.array[int]":
     """The weights of the file at path (WeightsError when it cannot be used)."""
     try:
-        with open(path, "rb") as f:
-            blob = f.read(HEADER.size + MAX_STREAM + 1)
+        # O_NONBLOCK: opening a FIFO for reading would wait for a writer; the check below refuses it
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError as exc:
         raise WeightsError(f"{path}: {exc.strerror or exc}") from None
+    with os.fdopen(fd, "rb") as f:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise WeightsError(f"{path}: not a regular file (a pipe or device is not a weights file)")
+        try:
+            blob = f.read(HEADER.size + MAX_STREAM + 1)
+        except OSError as exc:
+            raise WeightsError(f"{path}: {exc.strerror or exc}") from None
     return decode(blob, os.path.basename(path))
 
 

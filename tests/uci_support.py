@@ -181,3 +181,11 @@ class EngineProcess:
             if self.proc.poll() is None:
                 self.proc.kill()
                 self.proc.wait()
+
+
+def command(name: str) -> str:
+    """The installed entry point ``name`` (``othello-match``, ...) of the interpreter running the tests,
+    so a test starts the command it installed even when its environment is not on ``PATH``."""
+    import os
+    here = os.path.join(os.path.dirname(sys.executable), name)
+    return here if os.path.exists(here) else name
