@@ -25,7 +25,6 @@ import time
 
 from othello_engine import analysis, cluster, match
 from othello_engine.board import Board, square_name
-from othello_engine.cli.match import config_from_argv
 
 
 def load() -> str:
@@ -106,7 +105,7 @@ def main() -> int:
           f"[{load()}]", flush=True)
 
     engine = f"{sys.executable} -m othello_engine"
-    config, _ = config_from_argv(
+    config, _ = match.config_from_argv(
         ["--engine", f"cmd={engine}", "name=d1", "depth=1", "--engine", f"cmd={engine}", "name=d2",
          "depth=2", "--games", str(args.games), "--concurrency", str(args.slots)])
 

@@ -59,7 +59,8 @@ def run_match(config: MatchConfig, on_game: Optional[Callable[[GameResult, Match
         # imported only on request: the cluster path is the only one that needs Ray
         from othello_engine.match.remote import play_match
         try:
-            play_match(config, todo, address=cluster, record=record, stop=stop, no_more=no_more, engine_ids=result.engine_ids)
+            play_match(config, todo, address=cluster, record=record, stop=stop, no_more=no_more,
+                       engine_ids=result.engine_ids)
         except KeyboardInterrupt:
             result.stopped_early = "interrupted"
             stop.set()
