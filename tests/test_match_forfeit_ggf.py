@@ -69,3 +69,17 @@ def test_a_forfeit_reason_with_bracket_backslash_and_non_ascii_parses_back(tmp_p
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert "Traceback" not in proc.stderr and out.read_text().strip()
+
+
+def test_a_reason_with_line_breaks_stays_on_its_line() -> None:
+    """A reason may hold any line break str.splitlines knows (an engine's output is not checked);
+    the record stays one line and parses back."""
+    from othello_engine.board import BLACK, Board
+    from othello_engine.match import game_ggf
+    board = Board()
+    board.push_str("f5")
+    line = game_ggf(board, "a", "b", [None], [0.1], "", "protocol",
+                    "bad line 'x\ry\u2028z\x85w\x0c' ] \\", BLACK)
+    assert len(line.splitlines()) == 1
+    [rec] = parse_ggf_games(line)
+    assert rec.tags["C"] == "protocol: bad line 'x y z w ' ] \\"

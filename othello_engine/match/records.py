@@ -7,6 +7,7 @@ for ``--resume`` by :func:`read_finished_games`.
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass
 from typing import Optional
@@ -15,6 +16,8 @@ from othello_engine.board import BLACK, WHITE, Board, OthelloError
 from othello_engine.ggf import GameRecord, format_ggf, parse_ggf
 from othello_engine.match.config import Job, MatchConfig, MatchError
 
+_LINE_BREAKS = re.compile("[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
+"""What ``str.splitlines`` splits at."""
 FORFEITS_ON_TIME = ("time", "hang")
 """Faults that lose on time (GGF result ``:t``); every other fault loses by resignation (``:r``)."""
 
@@ -72,9 +75,21 @@ def game_ggf(board: Board, black: str, white: str, evals: list[Optional[float]],
     else:
         discs = board.disc_difference()
         result = f"{discs:+d}.00" if discs else "0.00"
+    # the comment carries engine output (a stderr tail), which may hold any character
     return format_ggf(board, black=black, white=white, result=result, evals=evals, times=times,
                       place="othello-match", date=time.strftime("%Y.%m.%d_%H:%M:%S", time.gmtime()),
-                      time_control=time_control, comment=f"{fault}: {reason}" if fault else "")
+                      time_control=_one_line(time_control),
+                      comment=_one_line(f"{fault}: {reason}") if fault else "")
+
+
+def _one_line(text: str) -> str:
+    """text with every line break made a space: the match file holds one game per line, and its
+    readers (``str.splitlines``, text-mode files) split at any of them, not only at ``\\n``.
+
+    >>> _one_line('a\\rb\\u2028c\\x85d\\n')
+    'a b c d '
+    """
+    return _LINE_BREAKS.sub(" ", text)
 
 
 # --- resuming -------------------------------------------------------------------------------------
