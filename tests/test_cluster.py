@@ -191,7 +191,7 @@ def test_analysis_on_the_cluster_gives_the_local_records(ray_local: None, tmp_pa
 def test_match_worker_killed_every_game_once(ray_local: None, tmp_path: Path) -> None:
     """Both slot actors are killed (by pid) when the first game is in: the games they were
     playing go to new actors; the GGF file and the summary hold every game exactly once."""
-    config, _ = match.config_from_argv(ENGINES + ["--games", "8"])
+    config, _ = match_cli.config_from_argv(ENGINES + ["--games", "8"])
     ggf = tmp_path / "out.ggf"
     killed: list[int] = []
     lost_before = cluster.lost_tasks
