@@ -10,7 +10,7 @@ from dataclasses import asdict
 from typing import Optional, Sequence, TextIO
 
 from othello_engine.cli.common import size_arg
-from othello_engine.drivers import DriverError
+from othello_engine.client import DriverError
 from othello_engine.match import (GameResult, MatchConfig, MatchError, MatchResult, SkippedLine,
                                   config_from_settings, format_report, game_line, read_finished_games,
                                   run_match)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Iterable, Optional
 
 from othello_engine.board import PASS, Board, square_name
-from othello_engine.drivers import PROTOCOLS, EngineSpec, TimeControl
+from othello_engine.client import PROTOCOLS, EngineSpec, TimeControl
 from othello_engine.match.stats import SprtParams
 from othello_engine.textnum import ascii_float, int_arg
 

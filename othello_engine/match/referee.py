@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from typing import Optional
 
 from othello_engine.board import BLACK, PASS, WHITE, OthelloError, parse_square, square_name
-from othello_engine.drivers import (DriverError, EngineFailure, EngineSpec, EngineStartError, EngineTimeout,
-                                    MoveRequest, Player, TimeControl, make_player)
+from othello_engine.client import (DriverError, EngineFailure, EngineSpec, EngineStartError, EngineTimeout,
+                                   MoveRequest, Player, TimeControl, make_player)
 from othello_engine.match.config import Job, MatchConfig, Opening
 from othello_engine.match.records import GameResult, game_ggf
 

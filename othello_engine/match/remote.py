@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from othello_engine.cluster import Pool, cluster_cpus, connect
-from othello_engine.drivers import DriverError, EngineFailure, Player
+from othello_engine.client import DriverError, EngineFailure, Player
 from othello_engine.match.config import Job, MatchConfig, MatchError
 from othello_engine.match.records import GameResult
 from othello_engine.match.referee import play_job, start_player

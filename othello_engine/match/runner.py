@@ -11,7 +11,7 @@ import queue
 import threading
 from typing import Callable, Iterable, Optional
 
-from othello_engine.drivers import DriverError, EngineFailure, Player
+from othello_engine.client import DriverError, EngineFailure, Player
 from othello_engine.match.config import Job, MatchConfig, MatchError
 from othello_engine.match.records import GameResult
 from othello_engine.match.referee import play_job, start_player
