@@ -221,8 +221,9 @@ def _float_or_none(text: str) -> Optional[float]:
 def format_ggf(board: Board, black: str = "", white: str = "", result: str = "",
                evals: Optional[list[Optional[float]]] = None,
                times: Optional[list[Optional[float]]] = None, place: str = "othello_engine",
-               date: str = "", time_control: str = "") -> str:
-    """Write the game of board (its start position and move stack) as one GGF line.
+               date: str = "", time_control: str = "", comment: str = "") -> str:
+    """Write the game of board (its start position and move stack) as one GGF line; a
+    ``comment`` goes after the moves as ``C[...]``.
 
     >>> b = Board(); _ = b.push_str('f5')
     >>> format_ggf(b, 'me', 'you').endswith('*]B[F5];)')
@@ -230,8 +231,8 @@ def format_ggf(board: Board, black: str = "", white: str = "", result: str = "",
     """
     # a backslash escapes the next character of a value (parse_ggf undoes it), so ']' and '\\'
     # inside a name or place survive the round trip
-    place, date, black, white, result, time_control = (
-        _ggf_escape(str(v)) for v in (place, date, black, white, result, time_control))
+    place, date, black, white, result, time_control, comment = (
+        _ggf_escape(str(v)) for v in (place, date, black, white, result, time_control, comment))
     start = board.replay()
     cells = start.cells().replace("X", "*")
     side = "*" if start.turn == BLACK else "O"
@@ -255,6 +256,8 @@ def format_ggf(board: Board, black: str = "", white: str = "", result: str = "",
                 text += f"/{tm:.2f}"
         out.append(("B" if turn == BLACK else "W") + f"[{text}]")
         turn ^= 1
+    if comment:
+        out.append(f"C[{comment}]")
     out.append(";)")
     return "".join(out)
 

@@ -27,6 +27,7 @@ from othello_engine import analysis, cluster, match
 from othello_engine.analysis import remote as analysis_remote
 from othello_engine.client import Limit
 from othello_engine.board import Board, square_name
+from othello_engine.cli import match as match_cli
 
 
 def load() -> str:
@@ -107,10 +108,9 @@ def main() -> int:
           f"[{load()}]", flush=True)
 
     engine = f"{sys.executable} -m othello_engine"
-    parsed = match._build_parser().parse_args(
+    config, _ = match_cli.config_from_argv(
         ["--engine", f"cmd={engine}", "name=d1", "depth=1", "--engine", f"cmd={engine}", "name=d2",
          "depth=2", "--games", str(args.games), "--concurrency", str(args.slots)])
-    config, _ = match.config_from_args(parsed)
 
     sample = match.run_match(dataclasses.replace(config, games=2, concurrency=1))
     game_payload = (config.schedule()[0], sample.games[0])

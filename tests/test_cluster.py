@@ -23,6 +23,7 @@ import pytest
 from othello_engine import analysis, cluster, match
 from othello_engine.analysis import remote as analysis_remote
 from othello_engine.cli import analyze
+from othello_engine.cli import match as match_cli
 from othello_engine.client import Limit
 
 PY = sys.executable
@@ -116,8 +117,8 @@ def test_no_ray_import_without_the_flag(tmp_path: Path) -> None:
     pos = positions_file(tmp_path, 3)
     code = (
         "import sys\n"
-        "from othello_engine import match\nfrom othello_engine.cli import analyze\n"
-        f"assert match.main({ENGINES + ['--games', '2', '--ggf', str(tmp_path / 'g.ggf'), '--quiet']!r}) == 0\n"
+        "from othello_engine.cli import analyze, match as match_cli\n"
+        f"assert match_cli.main({ENGINES + ['--games', '2', '--ggf', str(tmp_path / 'g.ggf'), '--quiet']!r}) == 0\n"
         f"assert analyze.main([{str(pos)!r}, '--depth', '2', '-q', '-o', {str(tmp_path / 'a.txt')!r}]) == 1\n"
         "print('ray' in sys.modules)\n")
     proc = subprocess.run([PY, "-c", code], capture_output=True, text=True, timeout=60)
@@ -149,7 +150,7 @@ def test_match_on_the_cluster_gives_the_local_records(ray_local: None, tmp_path:
     runs = {}
     for name, extra in (("local", []), ("cluster", ["--cluster", "local"])):
         ggf, js = tmp_path / f"{name}.ggf", tmp_path / f"{name}.json"
-        assert match.main(ENGINES + ["--games", "6", "--ggf", str(ggf), "--json", str(js), "--quiet",
+        assert match_cli.main(ENGINES + ["--games", "6", "--ggf", str(ggf), "--json", str(js), "--quiet",
                                      "--sprt", "elo0=0", "elo1=10"] + extra) == 0
         runs[name] = (ggf_without_clock(ggf), json.loads(js.read_text()))
     (local_ggf, local_js), (ray_ggf, ray_js) = runs["local"], runs["cluster"]
@@ -190,7 +191,7 @@ def test_analysis_on_the_cluster_gives_the_local_records(ray_local: None, tmp_pa
 def test_match_worker_killed_every_game_once(ray_local: None, tmp_path: Path) -> None:
     """Both slot actors are killed (by pid) when the first game is in: the games they were
     playing go to new actors; the GGF file and the summary hold every game exactly once."""
-    config, _ = match.config_from_args(match._build_parser().parse_args(ENGINES + ["--games", "8"]))
+    config, _ = match_cli.config_from_argv(ENGINES + ["--games", "8"])
     ggf = tmp_path / "out.ggf"
     killed: list[int] = []
     lost_before = cluster.lost_tasks
@@ -258,7 +259,7 @@ def test_interrupted_match_then_resume(ray_local: None, tmp_path: Path) -> None:
     assert "interrupted" in out and "Traceback" not in err
     first = ggf.read_text().splitlines()
     assert 2 <= len(first) < 16
-    assert match.main(args[4:] + ["--json", str(js), "--resume", "--cluster", "local"]) == 0
+    assert match_cli.main(args[4:] + ["--json", str(js), "--resume", "--cluster", "local"]) == 0
     lines = ggf.read_text().splitlines()
     assert lines[:len(first)] == first and len(lines) == 16
     data = json.loads(js.read_text())
@@ -297,14 +298,14 @@ def test_engine_faults_on_the_cluster_as_locally(ray_local: None, tmp_path: Path
     sloppy = shlex.join([PY, str(Path(__file__).parent / "engines" / "random_mover.py"), "--fault", "crash",
                          "--after", "6"])
     js, ggf = tmp_path / "out.json", tmp_path / "out.ggf"
-    assert match.main(["--engine", f"cmd={OURS}", "name=ours", "depth=1", "--engine", f"cmd={sloppy}",
+    assert match_cli.main(["--engine", f"cmd={OURS}", "name=ours", "depth=1", "--engine", f"cmd={sloppy}",
                        "name=sloppy", "--games", "4", "--json", str(js), "--ggf", str(ggf), "--quiet",
                        "--cluster", "local"]) == 0
     games = json.loads(js.read_text())["games"]
     assert [g["number"] for g in games] == [1, 2, 3, 4]
     assert all(g["culprit"] == "sloppy" and g["termination"] == "crash" for g in games)
     assert len(ggf.read_text().splitlines()) == 4
-    assert match.main(["--engine", f"cmd={OURS}", "name=ours", "--engine", "cmd=/nonexistent/engine",
+    assert match_cli.main(["--engine", f"cmd={OURS}", "name=ours", "--engine", "cmd=/nonexistent/engine",
                        "name=gone", "--ggf", str(tmp_path / "none.ggf"), "--cluster", "local"]) == 2
     assert not (tmp_path / "none.ggf").exists()
     assert analyze.main([str(positions_file(tmp_path, 2)), "--engine", "/nonexistent/engine",

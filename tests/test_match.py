@@ -18,7 +18,7 @@ import reference_rules as ref
 from ggf_support import replay_with_reference
 from othello_engine.board import Board
 from othello_engine.ggf import parse_ggf
-from othello_engine.match import MatchError, load_openings, parse_engine, parse_opening_line
+from othello_engine.match import MatchError, load_openings, parse_engine, parse_opening_line, referee_limits
 
 PY = sys.executable
 ENGINES = Path(__file__).parent / "engines"
@@ -272,7 +272,6 @@ def test_shipped_openings_are_legal_distinct_lines() -> None:
 
 def test_referee_limits() -> None:
     from othello_engine.client import TimeControl
-    from othello_engine.match import referee_limits
     # (may take before losing, waits until): the smaller of clock and movetime, plus the margin
     assert referee_limits(TimeControl(base=10), 3.0, 0.5, 60) == (3.5, 3.5)
     assert referee_limits(TimeControl(movetime=0.2), None, 0.5, 60) == (0.7, 0.7)

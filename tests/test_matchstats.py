@@ -7,7 +7,7 @@ from statistics import NormalDist
 
 import pytest
 
-from othello_engine import matchstats as ms
+from othello_engine.match import stats as ms
 
 
 def test_elo_of_textbook_scores() -> None:

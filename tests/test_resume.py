@@ -14,6 +14,7 @@ import pytest
 
 from othello_engine import match
 from othello_engine.cli import analyze
+from othello_engine.cli import match as match_cli
 
 PY = sys.executable
 OURS = shlex.join([PY, "-m", "othello_engine"])
@@ -27,36 +28,36 @@ def without_clock(lines: list[str]) -> list[str]:
 
 def test_match_resume_plays_only_the_missing_games(tmp_path: Path) -> None:
     full, part, js = tmp_path / "full.ggf", tmp_path / "part.ggf", tmp_path / "part.json"
-    assert match.main(ENGINES + ["--games", "6", "--ggf", str(full), "--quiet"]) == 0
+    assert match_cli.main(ENGINES + ["--games", "6", "--ggf", str(full), "--quiet"]) == 0
     games = full.read_text().splitlines(True)
     part.write_text(games[0] + games[3] + games[4][:40])  # two games in, the third cut by a kill
-    assert match.main(ENGINES + ["--games", "6", "--ggf", str(part), "--json", str(js), "--quiet",
+    assert match_cli.main(ENGINES + ["--games", "6", "--ggf", str(part), "--json", str(js), "--quiet",
                                  "--resume"]) == 0
     lines = part.read_text().splitlines()
     assert lines[:2] == [games[0].rstrip("\n"), games[3].rstrip("\n")] and len(lines) == 6
     assert sorted(without_clock(lines)) == sorted(without_clock(full.read_text().splitlines()))
     data = json.loads(js.read_text())
     assert [g["number"] for g in data["games"]] == [1, 2, 3, 4, 5, 6]
-    config, _ = match.config_from_args(match._build_parser().parse_args(ENGINES + ["--games", "6"]))
+    config, _ = match_cli.config_from_argv(ENGINES + ["--games", "6"])
     done, _ = match.read_finished_games(config, str(part))
     assert sorted(g.number for g in done) == [1, 2, 3, 4, 5, 6]
 
 
 def test_match_resume_keeps_a_finished_match(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     ggf = tmp_path / "out.ggf"
-    assert match.main(ENGINES + ["--games", "2", "--ggf", str(ggf), "--quiet"]) == 0
+    assert match_cli.main(ENGINES + ["--games", "2", "--ggf", str(ggf), "--quiet"]) == 0
     before = ggf.read_text()
-    assert match.main(ENGINES + ["--games", "2", "--ggf", str(ggf), "--resume"]) == 0
+    assert match_cli.main(ENGINES + ["--games", "2", "--ggf", str(ggf), "--resume"]) == 0
     assert ggf.read_text() == before
     assert "2 of 2 games played" in capsys.readouterr().out
 
 
 def test_match_resume_refuses_another_match(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     ggf = tmp_path / "out.ggf"
-    assert match.main(ENGINES + ["--games", "2", "--ggf", str(ggf), "--quiet"]) == 0
+    assert match_cli.main(ENGINES + ["--games", "2", "--ggf", str(ggf), "--quiet"]) == 0
     before = ggf.read_text()
     other = [s.replace("name=d2", "name=other") for s in ENGINES]
-    assert match.main(other + ["--games", "2", "--ggf", str(ggf), "--resume"]) == 2
+    assert match_cli.main(other + ["--games", "2", "--ggf", str(ggf), "--resume"]) == 2
     assert "not a game of this match" in capsys.readouterr().err
     assert ggf.read_text() == before
 
@@ -100,6 +101,6 @@ def test_analysis_resume_refuses_another_input(tmp_path: Path, capsys: pytest.Ca
 
 def test_resume_needs_the_output_file(capsys: pytest.CaptureFixture[str]) -> None:
     assert analyze.main(["--depth", "2", "--resume"]) == 2
-    assert match.main(ENGINES + ["--ggf", "", "--resume"]) == 2
+    assert match_cli.main(ENGINES + ["--ggf", "", "--resume"]) == 2
     err = capsys.readouterr().err
     assert "--resume needs the --output file" in err and "--resume needs the --ggf file" in err

@@ -53,7 +53,7 @@ def run_tool(name: str, argv: list[str]) -> int:
         from othello_engine.cli import perft
         return perft.main(argv)
     if name == "match":
-        from othello_engine.match import main as match_main
+        from othello_engine.cli.match import main as match_main
         return match_main(argv)
     if name == "analyze":
         from othello_engine.cli import analyze
