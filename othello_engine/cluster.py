@@ -2,11 +2,12 @@
 
 The tools hand their work here through adapters that live beside what they adapt (module-level,
 since Ray pickles them by name): :mod:`othello_engine.analysis.remote` for ``othello-analyze
---cluster``, the match's for ``othello-match --cluster``; the training pipeline maps plain
-functions. A :class:`Pool` has an actor per slot whose state (engine processes, say) lives between
-tasks; results come back to the driver. A task whose worker (or node) dies is given to a new actor,
-so every item comes back exactly once. Ray is imported only when a function here needs it;
-without Ray, :func:`check_available` raises :class:`ClusterError` saying how to install it.
+--cluster``, :mod:`othello_engine.match.remote` for ``othello-match --cluster``; the training
+pipeline maps plain functions. A :class:`Pool` has an actor per slot whose state (engine processes,
+say) lives between tasks; results come back to the driver. A task whose worker (or node) dies is
+given to a new actor, so every item comes back exactly once. Ray is imported only when a function
+here needs it; without Ray, :func:`check_available` raises :class:`ClusterError` saying how to
+install it.
 
 Addresses: ``local`` starts a Ray instance on this machine with its CPUs; ``auto`` joins the
 cluster this machine belongs to (``ray start``); ``ray://HOST:PORT`` joins one through Ray Client.
@@ -26,11 +27,7 @@ import logging
 import os
 import socket
 import time
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Optional, TypeVar
-
-if TYPE_CHECKING:
-    from othello_engine.client import Player
-    from othello_engine.match import GameResult, Job, MatchConfig
+from typing import Any, Callable, Iterable, Iterator, Optional, TypeVar
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -324,58 +321,5 @@ def imap_ordered(func: Callable[..., R], items: Iterable[Any], address: Optional
             while head in done:
                 yield done.pop(head)
                 head += 1
-    finally:
-        pool.close()
-
-
-# --- matches ------------------------------------------------------------------------------------------
-# moving to othello_engine/match/remote.py; then this module imports nothing of the package
-
-class _MatchSlot:
-    """One game slot: the players (engine processes) it keeps between games."""
-
-    def __init__(self, config: MatchConfig) -> None:
-        self.config = config
-        self.pool: dict[str, Player] = {}
-
-    def close(self) -> None:
-        for player in self.pool.values():
-            player.close()
-        self.pool.clear()
-
-
-def _match_game(slot: _MatchSlot, job: Job) -> GameResult:
-    from othello_engine.match import play_job
-    return play_job(slot.config, slot.pool, job)
-
-
-def _match_start(slot: _MatchSlot, _: object) -> dict[str, str]:
-    """Start every engine in this slot, as the local path does before the first game: the
-    names they give themselves, or MatchError naming the first that cannot start."""
-    from othello_engine.client import DriverError, EngineFailure
-    from othello_engine.match import MatchError, start_player
-    for spec in slot.config.engines:
-        try:
-            slot.pool[spec.name] = start_player(spec, slot.config.handshake_timeout)
-        except (EngineFailure, DriverError) as exc:
-            raise MatchError(str(exc)) from None
-    return {name: player.engine_id for name, player in slot.pool.items()}
-
-
-def play_match(config: MatchConfig, jobs: list[Job], *, address: str,
-               record: Callable[[GameResult], None], stop: Any, no_more: Any,
-               engine_ids: dict[str, str]) -> None:
-    """The cluster half of :func:`othello_engine.match.run_match`: every engine is started once
-    on a worker (MatchError if one cannot start), then the jobs are played by slot actors,
-    ``config.concurrency`` at once (1: one per CPU of the cluster), and each finished game is
-    passed to record. No game starts once no_more is set; stop drops the games in flight."""
-    connect(address)
-    slots = config.concurrency if config.concurrency > 1 else cluster_cpus()
-    pool = Pool(max(1, min(slots, len(jobs))), _MatchSlot, (config,))
-    try:
-        engine_ids.update(pool.call_on(0, _match_start, None))
-        todo = (job for job in jobs if not no_more.is_set())
-        for _, game in pool.run(_match_game, todo, depth=1, halt=stop.is_set):
-            record(game)
     finally:
         pool.close()
