@@ -3,7 +3,8 @@
 The convention (docs/development.md, "Examples in the docs"):
 
 - A fenced ```` ```console ```` block is run. Each line that starts with ``$ `` is a command (a line
-  ending in `` \\`` continues on the next line); the lines after it, up to the next ``$ `` line, are
+  ending in `` \\`` continues on the next line, and a here-document such as ``<<'EOF'`` runs up to
+  its closing word); the lines after it, up to the next ``$ `` line, are
   its expected output (standard output and standard error together, in the order written).
 - ``...`` in the expected output stands for any text: the rest of a line (timings, nodes per
   second) or whole lines.
@@ -89,6 +90,11 @@ def console_steps(block: Block) -> list[Step]:
             i += 1
             command = command[:-1] + " " + lines[i].strip()
         i += 1
+        heredoc = re.search(r"<<-?\s*'?(\w+)'?", command)
+        if heredoc:  # the here-document's lines belong to the command, up to its closing word
+            while i < len(lines) and lines[i - 1].strip() != heredoc.group(1):
+                command += "\n" + lines[i]
+                i += 1
         output: list[str] = []
         while i < len(lines) and not lines[i].startswith("$ "):
             output.append(lines[i])
