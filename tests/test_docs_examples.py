@@ -10,7 +10,8 @@ The convention (docs/development.md, "Examples in the docs"):
   second) or whole lines.
 - Every block runs in a fresh empty directory (off the Python path, so the installed package is the
   one imported), with bash, the installed commands of this interpreter first on ``PATH``, and no
-  input. Commands of one block share the directory, so a block can write a file and read it back.
+  input. Each command runs in its own shell; the commands of one block share the directory, so a
+  block can write a file and read it back.
 - A fenced ```` ```sh ```` block is shown, not run: long runs, other engines, clusters.
 - ```` ```python ```` blocks must compile.
 """
