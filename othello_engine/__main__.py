@@ -54,13 +54,13 @@ def main(argv: list[str] | None = None) -> int:
         from othello_engine.match import main as match_main
         return match_main(args[1:])
     if args and args[0] == "analyze":
-        from othello_engine.analysis import main as analyze_main
+        from othello_engine.cli.analyze import main as analyze_main
         return analyze_main(args[1:])
     if args and args[0] == "train":
         from othello_engine.train import main as train_main
         return train_main(args[1:])
     if args and args[0] == "book":
-        from othello_engine.book import main as book_main
+        from othello_engine.cli.book import main as book_main
         return book_main(args[1:])
     args, threads, error = take_threads(args)
     if error is not None:

@@ -1,11 +1,12 @@
-"""Running the tools' work on a Ray cluster: engine slots as actors, every result exactly once.
+"""A generic Ray pool: slot actors that keep their state between tasks, every result exactly once.
 
-``othello-match --cluster``, ``othello-analyze --cluster`` (and the training pipeline) hand their
-work here: a match game or a batch of positions is one task; an actor per engine slot keeps its
-engine processes alive between tasks; results come back to the driver, which writes them as the
-local path does. A task whose worker (or node) dies is given to a new actor, so every item comes
-back exactly once. Ray is imported only when a function here needs it; without Ray,
-:func:`check_available` raises :class:`ClusterError` saying how to install it.
+The tools hand their work here through adapters that live beside what they adapt (module-level,
+since Ray pickles them by name): :mod:`othello_engine.analysis.remote` for ``othello-analyze
+--cluster``, the match's for ``othello-match --cluster``; the training pipeline maps plain
+functions. A :class:`Pool` has an actor per slot whose state (engine processes, say) lives between
+tasks; results come back to the driver. A task whose worker (or node) dies is given to a new actor,
+so every item comes back exactly once. Ray is imported only when a function here needs it;
+without Ray, :func:`check_available` raises :class:`ClusterError` saying how to install it.
 
 Addresses: ``local`` starts a Ray instance on this machine with its CPUs; ``auto`` joins the
 cluster this machine belongs to (``ray start``); ``ray://HOST:PORT`` joins one through Ray Client.
@@ -23,14 +24,11 @@ import importlib.util
 import json
 import logging
 import os
-import queue
 import socket
 import time
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Optional, TypeVar
 
 if TYPE_CHECKING:
-    from othello_engine.analysis import EngineSpec as AnalysisEngine, Record, _Task, _Worker
-    from othello_engine.client import Limit
     from othello_engine.drivers import Player
     from othello_engine.match import GameResult, Job, MatchConfig
 
@@ -42,8 +40,6 @@ INSTALL_HINT = ("--cluster needs Ray, an optional extra: pip install 'othello_en
 RUNTIME_ENV_VARIABLE = "OTHELLO_CLUSTER_RUNTIME_ENV"
 RETRIES = 3
 """How many times a task whose worker died is given to a new worker before the run fails."""
-ANALYSIS_BATCH = 16
-"""Positions per analysis task: enough to hide the per-task cost, few enough to balance the load."""
 lost_tasks = 0
 """Tasks given to a new actor because theirs died, in this process so far."""
 
@@ -332,7 +328,8 @@ def imap_ordered(func: Callable[..., R], items: Iterable[Any], address: Optional
         pool.close()
 
 
-# --- matches -------------------------------------------------------------------------------------------
+# --- matches ------------------------------------------------------------------------------------------
+# moving to othello_engine/match/remote.py; then this module imports nothing of the package
 
 class _MatchSlot:
     """One game slot: the players (engine processes) it keeps between games."""
@@ -382,92 +379,3 @@ def play_match(config: MatchConfig, jobs: list[Job], *, address: str,
             record(game)
     finally:
         pool.close()
-
-
-# --- analysis --------------------------------------------------------------------------------------
-
-class _AnalysisSlot:
-    """One analysis slot: an engine process (started at the first position, restarted as the
-    local path does) and the search settings."""
-
-    def __init__(self, spec: AnalysisEngine, limit: Limit, multipv: int,
-                 timeout: Optional[float]) -> None:
-        from othello_engine.analysis import _Worker
-        self.worker: _Worker = _Worker(spec, None)  # type: ignore[arg-type]
-        self.limit, self.multipv, self.timeout = limit, multipv, timeout
-
-    def close(self) -> None:
-        self.worker.close()
-
-
-def _analysis_batch(slot: _AnalysisSlot, tasks: list[_Task]) -> list[tuple[int, Record]]:
-    from othello_engine.analysis import analyse_task
-    return [(t.index, analyse_task(slot.worker, t, slot.limit, slot.multipv, slot.timeout))
-            for t in tasks]
-
-
-def _analysis_start(slot: _AnalysisSlot, _: object) -> None:
-    """Start this slot's engine: EngineError if it cannot start."""
-    slot.worker.restart()
-
-
-def _batches(tasks: Iterable[Any], size: int) -> Iterator[Any]:
-    """Consecutive tasks in lists of up to size; a partial list goes out when the input pauses.
-
-    >>> list(_batches([1, 2, 3, NOT_YET, NOT_YET, 4], 2))
-    [[1, 2], [3], NOT_YET, [4]]
-    """
-    group: list[Any] = []
-    for task in tasks:
-        if task is NOT_YET:
-            if group:
-                yield group
-                group = []
-            else:
-                yield NOT_YET
-            continue
-        group.append(task)
-        if len(group) == size:
-            yield group
-            group = []
-    if group:
-        yield group
-
-
-class AnalysisRunner:
-    """The cluster half of :func:`othello_engine.analysis.analyse_lines`: :meth:`consume` takes
-    the positions off the task queue in batches, has slot actors analyse them and publishes each
-    record under its index; the local code keeps reading input and writing records in order."""
-
-    def __init__(self, spec: AnalysisEngine, limit: Limit, multipv: int, timeout: Optional[float],
-                 address: str, slots: Optional[int] = None, batch: Optional[int] = None) -> None:
-        connect(address)
-        self.batch = batch or ANALYSIS_BATCH
-        self.pool = Pool(slots or cluster_cpus(), _AnalysisSlot, (spec, limit, multipv, timeout))
-        try:  # an engine that cannot start fails before any record, as locally
-            self.pool.call_on(0, _analysis_start, None)
-        except BaseException:
-            self.pool.close()
-            raise
-
-    def consume(self, tasks: queue.Queue[Optional[_Task]], publish: Callable[[int, Record], None],
-                halt: Callable[[], bool]) -> None:
-        def queued() -> Iterator[Any]:
-            while True:
-                try:
-                    task = tasks.get(timeout=0.01)
-                except queue.Empty:
-                    yield NOT_YET
-                    continue
-                if task is None:
-                    return
-                yield task
-
-        pool = self.pool
-        try:
-            for _, records in pool.run(_analysis_batch, _batches(queued(), self.batch), depth=2,
-                                       halt=halt):
-                for index, record in records:
-                    publish(index, record)
-        finally:
-            pool.close()

@@ -24,6 +24,8 @@ import sys
 import time
 
 from othello_engine import analysis, cluster, match
+from othello_engine.analysis import remote as analysis_remote
+from othello_engine.client import Limit
 from othello_engine.board import Board, square_name
 
 
@@ -74,7 +76,7 @@ def driver_cost(lines: list[str], records: list[analysis.Record], game: match.Ga
     for k, text in enumerate(lines):
         fmt, positions = analysis.parse_line(text.strip())
         for pos in positions:
-            pickle.loads(pickle.dumps(analysis._Task(k, "bench", k + 1, text, fmt, pos)))
+            pickle.loads(pickle.dumps(analysis.Task(k, "bench", k + 1, text, fmt, pos)))
             writer.write(pickle.loads(pickle.dumps(records[n % len(records)])))
             n += 1
     per_position = (time.perf_counter() - t0) / n
@@ -116,9 +118,9 @@ def main() -> int:
     tasks = []
     for i, text in enumerate(lines[:analysis_batch()]):
         fmt, positions = analysis.parse_line(text.strip())
-        tasks.append(analysis._Task(i, "bench", i + 1, text.strip(), fmt, positions[0]))
+        tasks.append(analysis.Task(i, "bench", i + 1, text.strip(), fmt, positions[0]))
     records = list(analysis.analyse_lines([("bench", lines[:analysis_batch()])],
-                                          analysis.Limit(depth=args.depth)))
+                                          Limit(depth=args.depth)))
     per_game = overhead(args.slots, 400, game_payload)
     per_batch = overhead(args.slots, 200, (tasks, records))
     print(f"round trip per task, {args.slots} slots busy: game {1000 * per_game:.2f} ms; batch of "
@@ -141,7 +143,7 @@ def main() -> int:
               f"{args.games / dt:.1f} games/s, {1000 * dt / args.games:.1f} ms per game; first game "
               f"after {arrivals[0] - t0:.2f} s  [{load()}]", flush=True)
 
-    limit = analysis.Limit(depth=args.depth)
+    limit = Limit(depth=args.depth)
     for label, where in (("local --jobs", None), ("--cluster local, slots", "local")):
         t0 = time.perf_counter()
         n, first_record = 0, 0.0
@@ -157,7 +159,7 @@ def main() -> int:
 
 
 def analysis_batch() -> int:
-    return cluster.ANALYSIS_BATCH
+    return analysis_remote.ANALYSIS_BATCH
 
 
 if __name__ == "__main__":

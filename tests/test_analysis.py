@@ -7,6 +7,7 @@ import csv
 import io
 import json
 import os
+import pickle
 import signal
 import subprocess
 import sys
@@ -22,9 +23,10 @@ from othello_engine.ggf import format_ggf
 from othello_engine.notation import parse_obf
 
 import reference_rules as ref
-from othello_engine.analysis import Progress, detect_format
+from othello_engine.analysis import detect_format
+from othello_engine.cli.analyze import Progress
 
-ANALYZE = [sys.executable, "-m", "othello_engine.analysis"]
+ANALYZE = [sys.executable, "-m", "othello_engine.cli.analyze"]
 
 
 from ffo_data import needs_ffo, ffo_file
@@ -347,7 +349,7 @@ def test_plot_draws_a_png_for_a_game(tmp_path: Path) -> None:
 
 def test_plot_without_matplotlib_says_how_to_get_it() -> None:
     code = ("import sys; sys.modules['matplotlib'] = None; "
-            "from othello_engine.analysis import main; sys.exit(main(sys.argv[1:]))")
+            "from othello_engine.cli.analyze import main; sys.exit(main(sys.argv[1:]))")
     proc = run(["--plot", "x.png"], "f5\n", command=[sys.executable, "-c", code])
     assert proc.returncode == 2 and "pip install 'othello_engine[plot]'" in proc.stderr
     assert not os.path.exists("x.png")
@@ -355,8 +357,55 @@ def test_plot_without_matplotlib_says_how_to_get_it() -> None:
 
 def test_the_module_examples_run() -> None:
     import doctest
-    import othello_engine.analysis as analysis
-    assert doctest.testmod(analysis).failed == 0
+    from othello_engine.analysis import inputs, pipeline, plot, records, remote, runner
+    from othello_engine.cli import analyze
+    for module in (inputs, records, runner, pipeline, remote, plot, analyze):
+        assert doctest.testmod(module).failed == 0, module.__name__
+
+
+class _InProcessPool:
+    """The cluster pool's interface run in this process, every function, item and result passed
+    through pickle as Ray passes them: the analysis adapter without Ray installed."""
+
+    def __init__(self, slots: int, setup: Any = None, setup_args: tuple[Any, ...] = ()) -> None:
+        def copy(value: Any) -> Any:
+            return pickle.loads(pickle.dumps(value))
+        self.copy = copy
+        self.states = [copy(setup)(*copy(setup_args)) for _ in range(slots)]
+
+    def call_on(self, slot: int, func: Any, item: Any) -> Any:
+        return self.copy(self.copy(func)(self.states[slot], self.copy(item)))
+
+    def run(self, func: Any, items: Any, *, depth: int = 1, halt: Any = None,
+            admit: Any = None) -> Any:
+        from othello_engine.cluster import NOT_YET
+        for index, item in enumerate(i for i in items if i is not NOT_YET):
+            if halt is not None and halt():
+                return
+            yield index, self.call_on(index % len(self.states), func, item)
+
+    def close(self) -> None:
+        for state in self.states:
+            state.close()
+
+
+def test_the_cluster_adapter_gives_the_local_records(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The analysis's Ray adapter (slot state, batches, publishing by index) over an in-process
+    pool: the records of a local run, in input order, each once."""
+    from othello_engine.analysis import analyse_lines, remote
+    from othello_engine.client import Limit
+    monkeypatch.setattr(remote, "Pool", _InProcessPool)
+    monkeypatch.setattr(remote, "connect", lambda address: True)
+    monkeypatch.setattr(remote, "cluster_cpus", lambda: 2)
+    monkeypatch.setattr(remote, "ANALYSIS_BATCH", 2)
+    lines = ["f5 d6 c3", "hello", "f5", format_ggf(a_game(6), "ann", "bob"), PASS_POSITION]
+    sources = [("in", [line + "\n" for line in lines])]
+    local = [r.to_json() for r in analyse_lines(sources, Limit(depth=2), multipv=2)]
+    remote_run = [r.to_json() for r in analyse_lines(sources, Limit(depth=2), multipv=2,
+                                                     cluster="local")]
+    for r in local + remote_run:
+        r.pop("time", None), r.pop("nodes", None)
+    assert remote_run == local and len(local) == 1 + 1 + 1 + 6 + 1
 
 
 def _children(pid: int) -> list[int]:

@@ -18,7 +18,7 @@ from othello_engine.board import PASS, Board
 
 import reference_rules as ref
 
-ANALYZE = [sys.executable, "-m", "othello_engine.analysis"]
+ANALYZE = [sys.executable, "-m", "othello_engine.cli.analyze"]
 
 
 def endgame(seed: int, empties: int) -> Board:

@@ -295,6 +295,15 @@ def test_killed_writer_leaves_a_readable_book(tmp_path: Path) -> None:
         book.add_game(parse_moves(GAME))
 
 
+def test_the_command_lives_in_cli_not_in_the_library(capsys: pytest.CaptureFixture[str]) -> None:
+    """othello_engine.book is the library (store, readers, options); othello-book is cli.book."""
+    import othello_engine.book as library
+    from othello_engine.cli.book import main
+    assert not hasattr(library, "main") and not hasattr(library, "build_parser")
+    assert main(["stats"]) == 0
+    assert capsys.readouterr().out.startswith("<shipped book>: ")
+
+
 def run_book(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "othello_engine", "book", *args],
                           capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)

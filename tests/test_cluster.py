@@ -21,6 +21,9 @@ from typing import Any, Iterator
 import pytest
 
 from othello_engine import analysis, cluster, match
+from othello_engine.analysis import remote as analysis_remote
+from othello_engine.cli import analyze
+from othello_engine.client import Limit
 
 PY = sys.executable
 OURS = shlex.join([PY, "-m", "othello_engine"])
@@ -113,9 +116,9 @@ def test_no_ray_import_without_the_flag(tmp_path: Path) -> None:
     pos = positions_file(tmp_path, 3)
     code = (
         "import sys\n"
-        "from othello_engine import match, analysis\n"
+        "from othello_engine import match\nfrom othello_engine.cli import analyze\n"
         f"assert match.main({ENGINES + ['--games', '2', '--ggf', str(tmp_path / 'g.ggf'), '--quiet']!r}) == 0\n"
-        f"assert analysis.main([{str(pos)!r}, '--depth', '2', '-q', '-o', {str(tmp_path / 'a.txt')!r}]) == 1\n"
+        f"assert analyze.main([{str(pos)!r}, '--depth', '2', '-q', '-o', {str(tmp_path / 'a.txt')!r}]) == 1\n"
         "print('ray' in sys.modules)\n")
     proc = subprocess.run([PY, "-c", code], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
@@ -164,7 +167,7 @@ def test_analysis_on_the_cluster_gives_the_local_records(ray_local: None, tmp_pa
     outs = {}
     for name, extra in (("local", ["-j", "2"]), ("cluster", ["--cluster", "local"])):
         out = tmp_path / f"{name}.{kind}"
-        assert analysis.main([str(pos), "--depth", "3", "--multipv", "2", f"--{kind}", "-q",
+        assert analyze.main([str(pos), "--depth", "3", "--multipv", "2", f"--{kind}", "-q",
                               "-o", str(out)] + extra) == 1  # the bad line is an error record
         outs[name] = out
     if kind == "json":
@@ -214,10 +217,10 @@ def test_analysis_worker_killed_every_position_once(ray_local: None, tmp_path: P
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     """Both slot actors are killed (by pid) when the first record is in: their batches go to new
     actors; the records are those of a local run, in input order, each once."""
-    monkeypatch.setattr(cluster, "ANALYSIS_BATCH", 2)  # many batches in flight
+    monkeypatch.setattr(analysis_remote, "ANALYSIS_BATCH", 2)  # many batches in flight
     pos = positions_file(tmp_path)
     sources = [(str(pos), pos.read_text().splitlines(True))]
-    limit = analysis.Limit(depth=3)
+    limit = Limit(depth=3)
     local = [r.to_json() for r in analysis.analyse_lines(sources, limit, jobs=2)]
     lost_before = cluster.lost_tasks
     got = []
@@ -268,10 +271,10 @@ def test_interrupted_match_then_resume(ray_local: None, tmp_path: Path) -> None:
 def test_interrupted_analysis_then_resume(ray_local: None, tmp_path: Path) -> None:
     pos = positions_file(tmp_path)
     out, ref = tmp_path / "out.json", tmp_path / "ref.json"
-    assert analysis.main([str(pos), "--depth", "3", "--json", "-q", "-o", str(ref)]) == 1
+    assert analyze.main([str(pos), "--depth", "3", "--json", "-q", "-o", str(ref)]) == 1
     full = ref.read_text().splitlines(True)
     out.write_text("".join(full[:7]) + full[7][:25])  # a run killed while writing record 8
-    assert analysis.main([str(pos), "--depth", "3", "--json", "-q", "-o", str(out), "--resume",
+    assert analyze.main([str(pos), "--depth", "3", "--json", "-q", "-o", str(out), "--resume",
                           "--cluster", "local"]) == 1
     assert json_without_clock(out) == json_without_clock(ref)
 
@@ -304,7 +307,7 @@ def test_engine_faults_on_the_cluster_as_locally(ray_local: None, tmp_path: Path
     assert match.main(["--engine", f"cmd={OURS}", "name=ours", "--engine", "cmd=/nonexistent/engine",
                        "name=gone", "--ggf", str(tmp_path / "none.ggf"), "--cluster", "local"]) == 2
     assert not (tmp_path / "none.ggf").exists()
-    assert analysis.main([str(positions_file(tmp_path, 2)), "--engine", "/nonexistent/engine",
+    assert analyze.main([str(positions_file(tmp_path, 2)), "--engine", "/nonexistent/engine",
                           "--cluster", "local"]) == 2
 
 

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from othello_engine import analysis, match
+from othello_engine import match
+from othello_engine.cli import analyze
 
 PY = sys.executable
 OURS = shlex.join([PY, "-m", "othello_engine"])
@@ -70,11 +71,11 @@ def positions(tmp_path: Path) -> Path:
 def test_analysis_resume_appends_the_missing_records(tmp_path: Path, kind: str) -> None:
     src, ref, out = positions(tmp_path), tmp_path / "ref", tmp_path / "out"
     flags = [str(src), "--depth", "2", "--multipv", "2", "-q"] + ([f"--{kind}"] if kind != "table" else [])
-    assert analysis.main(flags + ["-o", str(ref)]) == 1
+    assert analyze.main(flags + ["-o", str(ref)]) == 1
     rows = ref.read_text().splitlines(True)
     cut = 1 + 2 * 2 if kind != "json" else 2  # (a header and) two positions, two rows each in CSV, table
     out.write_text("".join(rows[:cut]) + rows[cut][:10])
-    assert analysis.main(flags + ["-o", str(out), "--resume"]) == 1
+    assert analyze.main(flags + ["-o", str(out), "--resume"]) == 1
 
     def clockless(text: str) -> list[str]:  # the time column or field
         if kind == "json":
@@ -88,17 +89,17 @@ def test_analysis_resume_appends_the_missing_records(tmp_path: Path, kind: str) 
 
 def test_analysis_resume_refuses_another_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     src, out = positions(tmp_path), tmp_path / "out.json"
-    assert analysis.main([str(src), "--depth", "2", "--json", "-q", "-o", str(out)]) == 1
+    assert analyze.main([str(src), "--depth", "2", "--json", "-q", "-o", str(out)]) == 1
     other = tmp_path / "other.txt"
     other.write_text("f5\n\n\nf5d6\nf5d6c3\n" * 3)
     before = out.read_text()
-    assert analysis.main([str(other), "--depth", "2", "--json", "-q", "-o", str(out), "--resume"]) == 2
+    assert analyze.main([str(other), "--depth", "2", "--json", "-q", "-o", str(out), "--resume"]) == 2
     assert "does not match the input" in capsys.readouterr().err
     assert out.read_text() == before
 
 
 def test_resume_needs_the_output_file(capsys: pytest.CaptureFixture[str]) -> None:
-    assert analysis.main(["--depth", "2", "--resume"]) == 2
+    assert analyze.main(["--depth", "2", "--resume"]) == 2
     assert match.main(ENGINES + ["--ggf", "", "--resume"]) == 2
     err = capsys.readouterr().err
     assert "--resume needs the --output file" in err and "--resume needs the --ggf file" in err

@@ -278,13 +278,13 @@ def test_analyze_and_match_pass_threads_to_the_engine(tmp_path: Path) -> None:
     tee.write_text(TEE)
     log = tmp_path / "sent.log"
     engine = shlex.join([PY, str(tee), str(log)])
-    proc = subprocess.run([PY, "-m", "othello_engine.analysis", "--json", "--depth", "6",
+    proc = subprocess.run([PY, "-m", "othello_engine.cli.analyze", "--json", "--depth", "6",
                            "--threads", "2", "--engine", engine], input="f5 d6\n",
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout.splitlines()[0])["best"]
     assert "setoption name Threads value 2\n" in log.read_text().splitlines(keepends=True)
-    bad = subprocess.run([PY, "-m", "othello_engine.analysis", "--threads", "0"], input="f5\n",
+    bad = subprocess.run([PY, "-m", "othello_engine.cli.analyze", "--threads", "0"], input="f5\n",
                          capture_output=True, text=True, timeout=30)
     assert bad.returncode == 2 and "--threads" in bad.stderr
 
