@@ -1,77 +1,8 @@
-"""Command line entry point: the engine process and its subcommands."""
-
-from __future__ import annotations
+"""``python -m othello_engine``: the ``othello-engine`` command (:mod:`othello_engine.cli.engine`)."""
 
 import sys
 
-MAX_THREADS = 256
-"""Most search threads (othello_engine.engine.MAX_THREADS; not imported here, so that the tools
-start without loading the compiled core)."""
-
-
-def take_threads(args: list[str]) -> tuple[list[str], int | None, str | None]:
-    """Split the engine process's ``--threads N`` (or ``--threads=N``) off args: (the other
-    arguments, N or None when not given, an error text or None).
-
-    >>> take_threads(["--nboard", "--threads", "4"])
-    (['--nboard'], 4, None)
-    """
-    rest: list[str] = []
-    threads: int | None = None
-    i = 0
-    while i < len(args):
-        arg = args[i]
-        if arg == "--threads" or arg.startswith("--threads="):
-            if arg == "--threads":
-                if i + 1 >= len(args):
-                    return rest, None, "--threads needs a number"
-                text = args[i + 1]
-                i += 2
-            else:
-                text = arg.split("=", 1)[1]
-                i += 1
-            if not text.isdigit() or not 1 <= int(text) <= MAX_THREADS:
-                return rest, None, f"--threads {text!r}: expected a whole number in 1..{MAX_THREADS}"
-            threads = int(text)
-        else:
-            rest.append(arg)
-            i += 1
-    return rest, threads, None
-
-
-def main(argv: list[str] | None = None) -> int:
-    """``othello-engine`` speaks the UCI-like protocol on stdin/stdout (``--nboard`` for NBoard);
-    ``othello-engine play|perft|match|analyze|book ...`` run the tools. ``--threads N`` sets the
-    search threads of the engine process, whatever protocol it speaks."""
-    args = list(sys.argv[1:] if argv is None else argv)
-    if args and args[0] == "play":
-        from othello_engine.play import main as play_main
-        return play_main(args[1:])
-    if args and args[0] == "perft":
-        from othello_engine.perft import main as perft_main
-        return perft_main(args[1:])
-    if args and args[0] == "match":
-        from othello_engine.match import main as match_main
-        return match_main(args[1:])
-    if args and args[0] == "analyze":
-        from othello_engine.cli.analyze import main as analyze_main
-        return analyze_main(args[1:])
-    if args and args[0] == "train":
-        from othello_engine.train import main as train_main
-        return train_main(args[1:])
-    if args and args[0] == "book":
-        from othello_engine.cli.book import main as book_main
-        return book_main(args[1:])
-    args, threads, error = take_threads(args)
-    if error is not None:
-        sys.stderr.write(f"othello-engine: {error}\n")
-        return 2
-    if threads is not None:
-        from othello_engine.engine import set_default_threads
-        set_default_threads(threads)
-    from othello_engine.protocol.loop import main as loop_main
-    return loop_main(args)
-
+from othello_engine.cli.engine import main
 
 if __name__ == "__main__":
     sys.exit(main())

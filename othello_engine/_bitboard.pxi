@@ -1,6 +1,6 @@
 # Bitboard kernels: move generation, flips, counts, symmetries, perft.
 #
-# Included by _core.pyx. A position is two uint64 bitboards, P (side to move) and O (opponent).
+# A position is two uint64 bitboards, P (side to move) and O (opponent).
 # Bit i is square (row = i // 8, col = i % 8): bit 0 is a1 (top-left), bit 7 is h1, bit 63 is h8.
 # Boards smaller than 8x8 sit in the top-left corner of the same frame; `mask` holds their squares.
 # Discs never lie outside the mask, and the squares outside it are always empty, so a run of
@@ -95,8 +95,6 @@ cdef extern from *:
     void oe_set_lines(int sq, int d, unsigned long long up, unsigned long long down) nogil
     unsigned long long oe_moves_v(unsigned long long P, unsigned long long O, unsigned long long mask) nogil
     unsigned long long oe_flips_v(unsigned long long P, unsigned long long O, int sq) nogil
-
-ctypedef unsigned long long u64
 
 cdef u64 NOT_A = 0xFEFEFEFEFEFEFEFEULL   # every column but a
 cdef u64 NOT_H = 0x7F7F7F7F7F7F7F7FULL   # every column but h
@@ -317,3 +315,9 @@ cdef inline u64 bb_symmetry_sized(u64 x, int k, int size) noexcept nogil:
     if k & 4:
         x = transpose(x)
     return x
+
+
+cdef inline u64 neighbours(u64 x) noexcept nogil:
+    """Squares next to a disc of x in any of the eight directions (inside the 8x8 frame)."""
+    return (((x << 1) & NOT_A) | ((x >> 1) & NOT_H) | (x << 8) | (x >> 8)
+            | ((x << 9) & NOT_A) | ((x >> 9) & NOT_H) | ((x << 7) & NOT_H) | ((x >> 7) & NOT_A))

@@ -1,5 +1,4 @@
 # Endgame solver: exact final disc difference (or win/loss/draw with a (-1, 1) window), in discs.
-# Included by _search.pxi after the search state is defined.
 #
 # eg_search: principal-variation search with the transposition table (from EG_TT_MIN empties),
 #            fastest-first ordering (fewest opponent replies, corners counted twice; with the

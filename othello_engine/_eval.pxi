@@ -1,8 +1,8 @@
 # Static evaluation: named features with phase-dependent weights, side-relative, in centi-discs.
 #
-# Included by _search.pxi. An EvalCtx describes one board size (its corner, X, C, edge and
-# region masks); the weights are tables indexed by the phase, which is the number of discs on
-# the board scaled to 64 squares. Features (each reported by evaluation_terms):
+# An EvalCtx describes one board size (its corner, X, C, edge and region masks); the weights are
+# tables indexed by the phase, which is the number of discs on the board scaled to 64 squares.
+# Features (each reported by evaluation_terms):
 #   discs               disc difference (weight grows with the number of discs)
 #   mobility            difference of legal moves (a corner move counts twice)
 #   potential_mobility  difference of empty squares next to the opponent's discs (frontier)
@@ -138,15 +138,6 @@ cdef void eval_ctx_init(EvalCtx* c, u64 mask) except *:
             c.wclass[f][k] = _interpolate(_CLASS_ANCHORS[f], k) * c.w[6][k] // 100
 
 
-cdef inline u64 neighbours(u64 x) noexcept nogil:
-    """Squares next to a disc of x in any of the eight directions (inside the 8x8 frame)."""
-    return (((x << 1) & NOT_A) | ((x >> 1) & NOT_H) | (x << 8) | (x >> 8)
-            | ((x << 9) & NOT_A) | ((x >> 9) & NOT_H) | ((x << 7) & NOT_H) | ((x >> 7) & NOT_A))
-
-
-include "_pattern.pxi"
-
-
 cdef inline u64 corner_stable(u64 P) noexcept nogil:
     """P's corners and the edge squares next to a corner P holds (cheaply stable discs)."""
     cdef u64 c = P & 0x8100000000000081ULL
@@ -279,3 +270,25 @@ cdef int evaluate_terms(EvalCtx* c, u64 P, u64 O, u64 mP, u64 mO, int* terms) no
     if total < -6300:
         return -6300
     return total
+
+
+cdef int square_order_value(EvalCtx* c, int sq):
+    """Static move-ordering value of a square: corners first, X- and C-squares last."""
+    cdef u64 bit = (<u64>1) << sq
+    cdef int k
+    if not (c.mask & bit):
+        return 0
+    if c.corners & bit:
+        return 60
+    for k in range(4):
+        if c.xsq[k] & bit:
+            return -40
+        if c.csq[k] & bit:
+            return -12
+    if c.klass[0] & bit:
+        return 10
+    if c.klass[1] & bit:
+        return 6
+    if c.klass[2] & bit:
+        return -6
+    return 0

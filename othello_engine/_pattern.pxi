@@ -1,5 +1,7 @@
-# Pattern evaluation (8x8): tables of learned weights indexed by the contents of fixed groups of
-# squares, one table set per game phase, plus a few scalar terms. Included by _eval.pxi.
+# Pattern evaluation (8x8): learned weight tables over fixed groups of squares, plus scalars.
+#
+# The tables are indexed by the contents of the groups, one table set per game phase, and a few
+# scalar terms are added.
 #
 # Layout 1 (PATTERN_LAYOUT): eleven families, each a base group of squares and its images under
 # the board's symmetries (46 instances); all instances of a family share one table. A group's
@@ -19,8 +21,6 @@
 # is their sum. The weights are loaded once (set_pattern_weights) into one process-wide array that
 # every search reads without locking (it is never changed while a search runs).
 
-from libc.stdlib cimport malloc
-from libc.string cimport memcpy
 
 cdef extern from *:
     """
@@ -129,12 +129,6 @@ cdef enum:
     PATTERN_INSTANCES_C = 46
     PATTERN_LAYOUT_C = 1
 
-PATTERN_FAMILIES = (
-    ("edge2x", 10, 4), ("corner2x5", 10, 8), ("corner3x3", 9, 4), ("row2", 8, 4), ("row3", 8, 4),
-    ("row4", 8, 4), ("diag8", 8, 2), ("diag7", 7, 4), ("diag6", 6, 4), ("diag5", 5, 4), ("diag4", 4, 4),
-)
-"""(name, squares, instances) of each family, in table order."""
-PATTERN_SCALARS = ("mobility", "potential_mobility", "parity", "bias")
 
 oe_pattern_init_t3()
 cdef short* _pattern_weights = NULL
@@ -169,83 +163,3 @@ cdef inline int pattern_eval(u64 P, u64 O, u64 mP, u64 mO) noexcept nogil:
     if total < -6300:
         return -6300
     return total
-
-
-def set_pattern_weights(const short[::1] weights):
-    """Install the pattern weights (PATTERN_PHASES tables of PATTERN_ENTRIES int16, centi-discs)
-    for every search of this process; they are copied. Call it while no search runs."""
-    global _pattern_weights
-    cdef Py_ssize_t n = OE_PATTERN_PHASES * OE_PATTERN_ENTRIES
-    cdef short* fresh
-    if weights.shape[0] != n:
-        raise ValueError(f"pattern weights: {weights.shape[0]} entries, expected {n}")
-    fresh = <short*>malloc(n * sizeof(short))
-    if fresh == NULL:
-        raise MemoryError("cannot allocate the pattern weights")
-    memcpy(fresh, &weights[0], n * sizeof(short))
-    oe_pattern_set(fresh)
-    if _pattern_weights != NULL:
-        free(_pattern_weights)   # no search may run now (see the docstring)
-    _pattern_weights = fresh
-
-
-def pattern_weights_loaded():
-    """True once set_pattern_weights has installed a weight set."""
-    return _pattern_weights != NULL
-
-
-PATTERN_PHASES = OE_PATTERN_PHASES
-PATTERN_INSTANCES = PATTERN_INSTANCES_C
-PATTERN_LAYOUT = PATTERN_LAYOUT_C
-PATTERN_ENTRIES = OE_PATTERN_ENTRIES
-PATTERN_SCALAR_OFFSET = OE_OFF_SCALAR
-
-
-def pattern_phase(int empties):
-    """The weight table (phase) a position with that many empties uses."""
-    return oe_pattern_phase(empties)
-
-
-def pattern_features(const unsigned long long[::1] P, const unsigned long long[::1] O,
-                     int[::1] indices, int[::1] scalars):
-    """For training: the PATTERN_INSTANCES table offsets of each position (P[i] to move against
-    O[i]) into indices[PATTERN_INSTANCES * i:], and its 4 scalar features into scalars[4 * i:].
-    Runs without the GIL."""
-    cdef Py_ssize_t i, n = P.shape[0]
-    cdef u64 p, o, mp, mo
-    if O.shape[0] != n or indices.shape[0] < PATTERN_INSTANCES_C * n or scalars.shape[0] < 4 * n:
-        raise ValueError("pattern_features: buffer sizes do not match")
-    with nogil:
-        for i in range(n):
-            p = P[i]
-            o = O[i]
-            mp = bb_moves(p, o, FULL_MASK_C)
-            mo = bb_moves(o, p, FULL_MASK_C)
-            oe_pattern_indices(p, o, &indices[PATTERN_INSTANCES_C * i])
-            pattern_scalars(p, o, mp, mo, 64 - oe_popcount(p | o), &scalars[4 * i])
-
-
-def pattern_terms(u64 P, u64 O):
-    """The pattern evaluation of P (to move) by family, with the scalar terms and the 'pattern'
-    total (unclamped), in centi-discs; needs the weights (set_pattern_weights)."""
-    cdef int ix[PATTERN_INSTANCES_C]
-    cdef int sc[4]
-    cdef int empties = 64 - oe_popcount(P | O)
-    cdef const short* w
-    cdef int i, f, k = 0
-    if oe_pw == NULL:
-        raise RuntimeError("no pattern weights are loaded")
-    w = oe_pw + oe_pattern_phase(empties) * OE_PATTERN_ENTRIES
-    oe_pattern_indices(P, O, ix)
-    out = {}
-    for name, _, count in PATTERN_FAMILIES:
-        s = 0
-        for i in range(count):
-            s += w[ix[k]]
-            k += 1
-        out[name] = s
-    pattern_scalars(P, O, bb_moves(P, O, FULL_MASK_C), bb_moves(O, P, FULL_MASK_C), empties, sc)
-    for i in range(4):
-        out["pattern_" + PATTERN_SCALARS[i]] = w[OE_OFF_SCALAR + i] * sc[i]
-    out["pattern"] = sum(out.values())
-    return out

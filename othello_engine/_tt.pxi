@@ -1,5 +1,6 @@
-# Transposition table: buckets of four 16-byte entries (one cache line), keyed by a 64-bit hash
-# of (P, O). Included by _search.pxi.
+# Transposition table: lock-free buckets shared by the search threads.
+#
+# A bucket is four 16-byte entries (one cache line), keyed by a 64-bit hash of (P, O).
 #
 # An entry holds a lower and an upper bound in centi-discs (TT_NONE = no bound), the best move
 # (TT_NO_MOVE when none), the depth it was searched to (TT_SOLVED for the endgame solver's exact
@@ -11,9 +12,6 @@
 # the key, key ^ data, each written and read as one 64-bit word. A slot torn by two writers (or
 # read half-written) fails the check on probe and counts as a miss, so a probe never returns
 # bounds of another position; probes return a copy, never a pointer into the shared table.
-
-from libc.stdlib cimport free
-from libc.string cimport memcpy, memset
 
 cdef enum:
     TT_NONE = 32000

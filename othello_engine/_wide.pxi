@@ -1,8 +1,8 @@
 # Wide boards (9x9 .. 26x26): the bitboard kernels on fixed arrays of 64-bit words.
 #
-# Included by _core.pyx after _bitboard.pxi. A wide position is two structs of words, P and O,
-# side-relative as on 8x8; square row * size + col is bit (sq & 63) of word sq >> 6 (dense, the
-# numbering of the Python API, so a board crosses the boundary as the bytes of a Python int).
+# A wide position is two structs of words, P and O, side-relative as on 8x8; square
+# row * size + col is bit (sq & 63) of word sq >> 6 (dense, the numbering of the Python API, so a
+# board crosses the boundary as the bytes of a Python int).
 #
 # Two widths: w2 (128 bits, sizes 9..11, up to 121 squares) and w11 (704 bits, sizes 12..26, up to
 # 676 squares). Measured with scripts/bench_core.py --size 10 (perft(9) from the 10x10 start, CPU
@@ -19,8 +19,6 @@
 # eight rays from the square (a move flips a handful of discs, so walking beats a fill). As on
 # 8x8, the opponent discs of the first and last columns are left out of the horizontal and
 # diagonal fills, so that no run wraps from one row to the next.
-
-from libc.string cimport memcpy, memset
 
 
 cdef enum:
@@ -121,7 +119,6 @@ cdef extern from *:
             if (!diff) break;
         }
     }
-
 
 
     /* The 2-word width as one 128-bit integer (GCC/clang), for the same reason. */
@@ -293,7 +290,6 @@ cdef extern from *:
     }
 
 
-
     """
     void oe_wmoves2(const u64* P, const u64* O, const u64* inner, const u64* full, int n,
                     u64* m) noexcept nogil
@@ -307,17 +303,6 @@ cdef extern from *:
                          u64* out) noexcept nogil
     void oe_wneighbours11(const u64* x, const u64* nf, const u64* nl, const u64* full, int n,
                           u64* out) noexcept nogil
-
-
-cdef struct w2:
-    u64 w[2]
-
-cdef struct w11:
-    u64 w[11]
-
-ctypedef fused wide_t:
-    w2
-    w11
 
 
 cdef struct WGeo:
@@ -605,6 +590,20 @@ cdef u64 w_perft_rec(wide_t P, wide_t O, const WGeo* g, int depth, bint bulk,
     return total
 
 
+cdef int sym_square(int sq, int k, int n) noexcept nogil:
+    """Image of square sq (row * n + col) under symmetry k of an n x n board."""
+    cdef int r = sq // n, c = sq % n, t
+    if k & 1:
+        c = n - 1 - c
+    if k & 2:
+        r = n - 1 - r
+    if k & 4:
+        t = r
+        r = c
+        c = t
+    return r * n + c
+
+
 # --- the boundary: Python ints <-> word arrays -------------------------------------------------
 
 cdef inline void words_from_int(object x, u64* out, int nw) except *:
@@ -626,178 +625,4 @@ cdef inline int check_size(int size) except -1:
 cdef inline int check_board(object x, int size, str what) except -1:
     if x < 0 or x >> (size * size if size > 8 else 64):
         raise ValueError(f"{what} has squares outside a {size}x{size} board")
-    return 0
-
-
-def legal_moves_n(P, O, int size):
-    """Legal moves of P against O on a size x size board (3..26), as an int of the board's bits
-    (sizes 3..8: the 8x8 frame, bit row * 8 + col; 9..26: bit row * size + col)."""
-    cdef w2 a2, b2
-    cdef w11 a11, b11
-    check_size(size)
-    if size <= 8:
-        return bb_moves(P, O, board_mask(size))
-    check_board(P, size, "P")
-    check_board(O, size, "O")
-    if size <= 11:
-        words_from_int(P, a2.w, 2)
-        words_from_int(O, b2.w, 2)
-        a2 = w_moves(a2, b2, &WGEO[size])
-        return int_from_words(a2.w, 2)
-    words_from_int(P, a11.w, 11)
-    words_from_int(O, b11.w, 11)
-    a11 = w_moves(a11, b11, &WGEO[size])
-    return int_from_words(a11.w, 11)
-
-
-def flipped_discs_n(P, O, int sq, int size):
-    """Discs of O flipped when P plays sq on a size x size board (0 if it flips nothing)."""
-    cdef w2 a2, b2
-    cdef w11 a11, b11
-    check_size(size)
-    if size <= 8:
-        return flipped_discs(P, O, sq)
-    check_board(P, size, "P")
-    check_board(O, size, "O")
-    if sq < 0 or sq >= size * size:
-        raise ValueError(f"square {sq} is out of range 0..{size * size - 1}")
-    if (P >> sq) & 1 or (O >> sq) & 1:
-        return 0
-    if size <= 11:
-        words_from_int(P, a2.w, 2)
-        words_from_int(O, b2.w, 2)
-        a2 = w_flips(a2, b2, sq, &WGEO[size])
-        return int_from_words(a2.w, 2)
-    words_from_int(P, a11.w, 11)
-    words_from_int(O, b11.w, 11)
-    a11 = w_flips(a11, b11, sq, &WGEO[size])
-    return int_from_words(a11.w, 11)
-
-
-def pass_code(int size):
-    """The core's pass move on a size x size board: 64 for sizes 3..8, size * size beyond."""
-    check_size(size)
-    return 64 if size <= 8 else size * size
-
-
-def make_move_n(P, O, int sq, int size):
-    """Play sq for P on a size x size board and return (P', O'), sides swapped; sq = the pass
-    code (pass_code(size)) only swaps. Not checked for legality."""
-    check_size(size)
-    if size <= 8:
-        return make_move(P, O, sq)
-    if sq == size * size:
-        return (O, P)
-    f = flipped_discs_n(P, O, sq, size)
-    return (O ^ f, P ^ f ^ ((<object>1) << sq))
-
-
-def game_state_n(P, O, int size):
-    """0 if P can move, 1 if P must pass (O can move), 2 if the game is over."""
-    if legal_moves_n(P, O, size):
-        return 0
-    return 1 if legal_moves_n(O, P, size) else 2
-
-
-def perft_n(P, O, int depth, int size, bint bulk=False, stop=None):
-    """perft on a size x size board (3..26), same semantics as perft; runs without the GIL."""
-    cdef w2 a2, b2
-    cdef w11 a11, b11
-    cdef u64 n
-    cdef unsigned char[::1] view
-    cdef unsigned char* flag = NULL
-    cdef const WGeo* g
-    check_size(size)
-    if size <= 8:
-        return perft(P, O, depth, board_mask(size), bulk, stop)
-    check_board(P, size, "P")
-    check_board(O, size, "O")
-    if depth < 0:
-        raise ValueError("depth must be >= 0")
-    if stop is not None:
-        view = stop
-        if view.shape[0] < 1:
-            raise ValueError("stop must be a writable buffer of one byte or more, e.g. bytearray(1)")
-        flag = &view[0]
-    g = &WGEO[size]
-    if size <= 11:
-        words_from_int(P, a2.w, 2)
-        words_from_int(O, b2.w, 2)
-        with nogil:
-            n = w_perft_rec(a2, b2, g, depth, bulk, flag)
-    else:
-        words_from_int(P, a11.w, 11)
-        words_from_int(O, b11.w, 11)
-        with nogil:
-            n = w_perft_rec(a11, b11, g, depth, bulk, flag)
-    return n
-
-
-cdef int sym_square(int sq, int k, int n) noexcept nogil:
-    """Image of square sq (row * n + col) under symmetry k of an n x n board."""
-    cdef int r = sq // n, c = sq % n, t
-    if k & 1:
-        c = n - 1 - c
-    if k & 2:
-        r = n - 1 - r
-    if k & 4:
-        t = r
-        r = c
-        c = t
-    return r * n + c
-
-
-def symmetry_n(x, int k, int size):
-    """Image of the board x under symmetry k (0..7) of a size x size board (as symmetry)."""
-    cdef u64 words[WMAX_WORDS]
-    cdef u64 out[WMAX_WORDS]
-    cdef int i, sq, nw, t
-    cdef u64 m
-    if k < 0 or k > 7:
-        raise ValueError(f"symmetry {k} is out of range 0..7")
-    check_size(size)
-    if size <= 8:
-        return symmetry(x, k, size)
-    check_board(x, size, "x")
-    nw = WGEO[size].nw
-    words_from_int(x, words, nw)
-    for i in range(nw):
-        out[i] = 0
-    for i in range(nw):
-        m = words[i]
-        while m:
-            sq = (i << 6) + oe_ctz(m)
-            m &= m - 1
-            t = sym_square(sq, k, size)
-            out[t >> 6] |= (<u64>1) << (t & 63)
-    return int_from_words(out, nw)
-
-
-def canonical_n(P, O, int size):
-    """The least of the 8 images of (P, O) under the symmetries of a size x size board, ordered
-    by P then O, as (P', O', k) with k the smallest symmetry producing it (as canonical)."""
-    check_size(size)
-    if size <= 8:
-        return canonical(P, O, size)
-    best = (P, O, 0)
-    for k in range(1, 8):
-        p = symmetry_n(P, k, size)
-        o = symmetry_n(O, k, size)
-        if p < best[0] or (p == best[0] and o < best[1]):
-            best = (p, o, k)
-    return best
-
-
-def final_disc_difference_n(P, O, int size):
-    """Final disc difference for P on a size x size board (empties go to the winner), in discs."""
-    check_size(size)
-    if size <= 8:
-        return final_disc_difference(P, O, board_mask(size))
-    p = bin(P).count("1")
-    o = bin(O).count("1")
-    e = size * size - p - o
-    if p > o:
-        return p - o + e
-    if p < o:
-        return p - o - e
     return 0

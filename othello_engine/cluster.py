@@ -29,7 +29,7 @@ import time
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Optional, TypeVar
 
 if TYPE_CHECKING:
-    from othello_engine.drivers import Player
+    from othello_engine.client import Player
     from othello_engine.match import GameResult, Job, MatchConfig
 
 T = TypeVar("T")
@@ -352,7 +352,7 @@ def _match_game(slot: _MatchSlot, job: Job) -> GameResult:
 def _match_start(slot: _MatchSlot, _: object) -> dict[str, str]:
     """Start every engine in this slot, as the local path does before the first game: the
     names they give themselves, or MatchError naming the first that cannot start."""
-    from othello_engine.drivers import DriverError, EngineFailure
+    from othello_engine.client import DriverError, EngineFailure
     from othello_engine.match import MatchError, start_player
     for spec in slot.config.engines:
         try:

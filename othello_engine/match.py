@@ -32,9 +32,9 @@ from othello_engine.board import (BLACK, MAX_SIZE, MIN_SIZE, PASS, WHITE, Board,
                                   clip_text, parse_square, square_name)
 from othello_engine.ggf import GameRecord, format_ggf, parse_ggf
 from othello_engine.notation import MoveListError, play_moves
-from othello_engine.drivers import (PROTOCOLS, DriverError, EngineFailure, EngineSpec,
-                                    EngineStartError, EngineTimeout, MoveRequest, Player, TimeControl,
-                                    make_player)
+from othello_engine.client import (PROTOCOLS, DriverError, EngineFailure, EngineSpec,
+                                   EngineStartError, EngineTimeout, MoveRequest, Player, TimeControl,
+                                   make_player)
 from othello_engine.textnum import ascii_float, float_arg, int_arg
 
 

@@ -12,7 +12,7 @@ import argparse
 import sys
 import time
 
-from othello_engine.drivers import EngineSpec, TimeControl
+from othello_engine.client import EngineSpec, TimeControl
 from othello_engine.match import GameResult, MatchConfig, MatchResult, format_report, load_openings, run_match
 
 

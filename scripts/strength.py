@@ -38,7 +38,7 @@ from typing import Optional, TextIO
 
 from othello_engine.board import BLACK
 from othello_engine.ggf import parse_ggf
-from othello_engine.drivers import DriverError, EngineSpec, TimeControl
+from othello_engine.client import DriverError, EngineSpec, TimeControl
 from othello_engine.match import (GameResult, MatchConfig, MatchError, MatchResult, Opening, format_report,
                                   game_line, load_openings, parse_engine, run_match)
 

@@ -15,8 +15,8 @@ import pytest
 from othello_engine.board import PASS, Board, parse_square, square_name
 
 import reference_rules as ref
-from othello_engine import client
-from othello_engine.client import (Engine, EngineError, EngineProcess, EngineTerminatedError,
+from othello_engine.client import process as client_process
+from othello_engine.client import (EngineClient, EngineError, EngineProcess, EngineTerminatedError,
                                    EngineTimeoutError, IllegalEngineMoveError, Info, Limit,
                                    go_command, parse_info, position_command)
 
@@ -62,8 +62,8 @@ def fake_engine(body: str) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def engine() -> Iterator[Engine]:
-    with Engine.popen(ENGINE) as e:
+def engine() -> Iterator[EngineClient]:
+    with EngineClient.popen(ENGINE) as e:
         yield e
 
 
@@ -109,13 +109,13 @@ def test_parse_info_reads_scores_and_skips_noise() -> None:
 
 # --- our engine ----------------------------------------------------------------------------------
 
-def test_handshake_reads_id_and_options(engine: Engine) -> None:
+def test_handshake_reads_id_and_options(engine: EngineClient) -> None:
     assert engine.id["name"].startswith("othello_engine")
     assert engine.options["hash"].type == "spin"
     assert engine.options["multipv"].max is not None and engine.options["multipv"].max >= 4
 
 
-def test_play_a_whole_game_with_legal_moves(engine: Engine) -> None:
+def test_play_a_whole_game_with_legal_moves(engine: EngineClient) -> None:
     board = Board(6)
     engine.new_game()
     while not board.is_game_over():
@@ -126,7 +126,7 @@ def test_play_a_whole_game_with_legal_moves(engine: Engine) -> None:
     assert engine.play(board, Limit(depth=2)).move is None
 
 
-def test_play_respects_the_history_and_non_standard_starts(engine: Engine) -> None:
+def test_play_respects_the_history_and_non_standard_starts(engine: EngineClient) -> None:
     board = midgame(20)
     for _ in range(3):
         result = engine.play(board, Limit(depth=3))
@@ -134,14 +134,14 @@ def test_play_respects_the_history_and_non_standard_starts(engine: Engine) -> No
         board.push(result.move)
 
 
-def test_play_with_a_clock_returns_in_time(engine: Engine) -> None:
+def test_play_with_a_clock_returns_in_time(engine: EngineClient) -> None:
     t = time.monotonic()
     result = engine.play(Board(), Limit(black_clock=1.0, white_clock=1.0))
     assert result.move in Board().legal_moves()
     assert time.monotonic() - t < 1.5
 
 
-def test_analyse_gives_exact_scores_that_match_the_oracle(engine: Engine) -> None:
+def test_analyse_gives_exact_scores_that_match_the_oracle(engine: EngineClient) -> None:
     board = midgame(20)
     while board.empties > 9:  # with history: the engine gets the moves to replay
         board.push(board.legal_moves()[-1] if board.legal_moves() else PASS)
@@ -150,7 +150,7 @@ def test_analyse_gives_exact_scores_that_match_the_oracle(engine: Engine) -> Non
     assert info.move is not None and board.is_legal(info.move)
 
 
-def test_analyse_multipv_lists_distinct_legal_moves(engine: Engine) -> None:
+def test_analyse_multipv_lists_distinct_legal_moves(engine: EngineClient) -> None:
     board = Board()
     board.push_str("f5")
     lines = engine.analyse(board, Limit(depth=3), multipv=2)
@@ -163,7 +163,7 @@ def test_analyse_multipv_lists_distinct_legal_moves(engine: Engine) -> None:
     assert isinstance(single, Info) and single.multipv == 1
 
 
-def test_streaming_analysis_deepens_and_stops(engine: Engine) -> None:
+def test_streaming_analysis_deepens_and_stops(engine: EngineClient) -> None:
     depths = []
     t = time.monotonic()
     with engine.analysis(Board()) as stream:  # no limit: runs until stopped
@@ -177,14 +177,14 @@ def test_streaming_analysis_deepens_and_stops(engine: Engine) -> None:
     assert engine.play(Board(), Limit(depth=1)).move is not None  # still in step
 
 
-def test_leaving_a_stream_early_stops_the_search(engine: Engine) -> None:
+def test_leaving_a_stream_early_stops_the_search(engine: EngineClient) -> None:
     with engine.analysis(Board()) as stream:
         assert stream.next(timeout=10) is not None
     assert stream.done
     assert engine.play(Board(), Limit(depth=1)).move is not None
 
 
-def test_a_search_past_its_timeout_raises_and_the_engine_recovers(engine: Engine) -> None:
+def test_a_search_past_its_timeout_raises_and_the_engine_recovers(engine: EngineClient) -> None:
     t = time.monotonic()
     with pytest.raises(EngineTimeoutError, match="0.3 s"):
         engine.play(Board(), Limit(depth=60), timeout=0.3)
@@ -193,7 +193,7 @@ def test_a_search_past_its_timeout_raises_and_the_engine_recovers(engine: Engine
     assert engine.play(Board(), Limit(depth=1)).move is not None
 
 
-def test_bad_options_are_refused(engine: Engine) -> None:
+def test_bad_options_are_refused(engine: EngineClient) -> None:
     with pytest.raises(EngineError, match="no option"):
         engine.configure({"Colour": "blue"})
     with pytest.raises(EngineError, match="out of range"):
@@ -202,7 +202,7 @@ def test_bad_options_are_refused(engine: Engine) -> None:
 
 
 def test_ugi_dialect_plays_on_a_small_board() -> None:
-    with Engine.popen(ENGINE, protocol="ugi") as e:
+    with EngineClient.popen(ENGINE, protocol="ugi") as e:
         board = Board.from_fen("6/6/2ox2/2xo2/6/6 x")
         board.push_str("c2")
         result = e.play(board, Limit(depth=2))
@@ -210,7 +210,7 @@ def test_ugi_dialect_plays_on_a_small_board() -> None:
 
 
 def test_killed_engine_raises_and_is_reaped() -> None:
-    e = Engine.popen(ENGINE)
+    e = EngineClient.popen(ENGINE)
     pid = e.pid
     stream = e.analysis(Board())
     assert stream.next(timeout=10) is not None
@@ -226,7 +226,7 @@ def test_killed_engine_raises_and_is_reaped() -> None:
 
 def test_context_manager_cleans_up_after_an_error() -> None:
     with pytest.raises(ZeroDivisionError):
-        with Engine.popen(ENGINE) as e:
+        with EngineClient.popen(ENGINE) as e:
             pid = e.pid
             1 / 0
     assert reaped(pid) and e.process.returncode == 0  # it quit when asked
@@ -235,7 +235,7 @@ def test_context_manager_cleans_up_after_an_error() -> None:
 # --- misbehaving engines -------------------------------------------------------------------------
 
 def test_an_illegal_move_is_reported_with_its_text() -> None:
-    with Engine.popen(fake_engine('if line.startswith("go"): out("bestmove a1")')) as e:
+    with EngineClient.popen(fake_engine('if line.startswith("go"): out("bestmove a1")')) as e:
         with pytest.raises(IllegalEngineMoveError) as err:
             e.play(Board(), Limit(depth=1))
         assert err.value.token == "a1"
@@ -246,7 +246,7 @@ def test_an_engine_that_never_answers_times_out_and_is_killed() -> None:
                "signal.SIG_IGN); time.sleep(60)"]
     t = time.monotonic()
     with pytest.raises(EngineTimeoutError, match="uciok"):
-        Engine.popen(command, timeout=0.5)
+        EngineClient.popen(command, timeout=0.5)
     assert time.monotonic() - t < 3  # handshake timeout, terminate (ignored), kill
 
 
@@ -267,7 +267,7 @@ HUNG = textwrap.dedent("""
 
 def test_a_search_that_hangs_is_cleaned_up_at_once() -> None:
     """The search timeout used to be followed by 10 s of waiting for a bestmove after stop."""
-    e = Engine.popen([sys.executable, "-c", HUNG])
+    e = EngineClient.popen([sys.executable, "-c", HUNG])
     started = time.monotonic()
     with pytest.raises(EngineTimeoutError):
         e.play(Board(), Limit(time=0.1), timeout=1.0)
@@ -279,7 +279,7 @@ def test_a_search_that_hangs_is_cleaned_up_at_once() -> None:
 
 def test_closing_an_engine_that_ignores_quit_and_sigterm_is_quick() -> None:
     """quit, a short wait, SIGTERM (ignored), a short wait, SIGKILL: well under 2 s (was 4+ s)."""
-    e = Engine.popen([sys.executable, "-c", HUNG])
+    e = EngineClient.popen([sys.executable, "-c", HUNG])
     e.process.send("hang")
     started = time.monotonic()
     code = e.close()
@@ -289,7 +289,7 @@ def test_closing_an_engine_that_ignores_quit_and_sigterm_is_quick() -> None:
 
 
 def test_an_engine_that_dies_on_go_reports_its_exit() -> None:
-    e = Engine.popen(fake_engine('if line.startswith("go"): sys.stderr.write("boom\\n"); sys.exit(3)'))
+    e = EngineClient.popen(fake_engine('if line.startswith("go"): sys.stderr.write("boom\\n"); sys.exit(3)'))
     with pytest.raises(EngineTerminatedError, match="code 3.*boom"):
         e.play(Board(), Limit(depth=1))
     assert e.close() == 3 and reaped(e.pid)
@@ -317,7 +317,7 @@ FLOOD = ("import sys\n"
 def test_unread_output_holds_a_flooding_engine_back(monkeypatch) -> None:
     # 20 MB of output that nobody reads: the reader keeps MAX_BATCHES reads and then waits, the
     # pipe fills and the engine blocks in its write; reading on gets every line, in order
-    monkeypatch.setattr(client, "MAX_BATCHES", 4)
+    monkeypatch.setattr(client_process, "MAX_BATCHES", 4)
     with EngineProcess([sys.executable, "-c", FLOOD]) as p:
         time.sleep(1.0)
         assert p.proc.poll() is None, "the engine wrote all its output although none was read"
@@ -330,7 +330,7 @@ def test_unread_output_holds_a_flooding_engine_back(monkeypatch) -> None:
 
 
 def test_closing_a_flooding_engine_that_is_never_read_is_quick(monkeypatch) -> None:
-    monkeypatch.setattr(client, "MAX_BATCHES", 4)
+    monkeypatch.setattr(client_process, "MAX_BATCHES", 4)
     p = EngineProcess([sys.executable, "-c", FLOOD])
     time.sleep(0.5)
     t0 = time.monotonic()
@@ -344,7 +344,9 @@ def test_closing_a_flooding_engine_that_is_never_read_is_quick(monkeypatch) -> N
 def test_the_module_examples_run() -> None:
     import doctest
     import othello_engine.client as client
-    assert doctest.testmod(client).failed == 0
+    from othello_engine.client import process, uci, wire
+    for module in (client, process, uci, wire):
+        assert doctest.testmod(module).failed == 0, module.__name__
 
 
 def test_a_rejected_go_raises_at_once_and_the_engine_stays_usable() -> None:
@@ -355,7 +357,7 @@ def test_a_rejected_go_raises_at_once_and_the_engine_stays_usable() -> None:
             out("info depth 2 score cp 5 pv d3")
             out("bestmove d3")
     '''
-    with Engine.popen(fake_engine(body)) as e:
+    with EngineClient.popen(fake_engine(body)) as e:
         t = time.monotonic()
         with pytest.raises(EngineError, match="rejected the search: error: go: depth 1"):
             e.play(Board(), Limit(depth=1))
@@ -371,14 +373,14 @@ def test_a_rejected_position_is_not_searched() -> None:
         elif line.startswith("go"):
             out("bestmove d3")
     '''
-    with Engine.popen(fake_engine(body)) as e:
+    with EngineClient.popen(fake_engine(body)) as e:
         with pytest.raises(EngineError, match="no such thing.*position startpos"):
             e.play(Board(), Limit(depth=1))
 
 
 def test_the_log_sees_both_directions() -> None:
     seen: list[tuple[str, str]] = []
-    with Engine.popen(ENGINE, log=lambda d, line: seen.append((d, line))) as e:
+    with EngineClient.popen(ENGINE, log=lambda d, line: seen.append((d, line))) as e:
         e.play(Board(), Limit(depth=1))
     assert (">", "uci") in seen and ("<", "uciok") in seen
     assert any(d == "<" and line.startswith("bestmove") for d, line in seen)

@@ -132,7 +132,7 @@ def test_without_ray_the_flag_says_how_to_install(tool: str, tmp_path: Path) -> 
     args = (ENGINES + ["--ggf", str(tmp_path / "g.ggf")] if tool == "match"
             else [str(positions_file(tmp_path, 2)), "-o", str(tmp_path / "a.txt")])
     code = ("import sys; sys.modules['ray'] = None\n"
-            f"from othello_engine.__main__ import main\n"
+            f"from othello_engine.cli.engine import main\n"
             f"sys.exit(main([{tool!r}, *{args + ['--cluster', 'local']!r}]))\n")
     proc = subprocess.run([PY, "-c", code], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2, proc.stderr
@@ -317,6 +317,7 @@ def test_training_steps_on_the_cluster_write_the_local_files(ray_local: None, tm
     """othello-train generate and label on Ray: the same files as a local run (items are seeded
     by their number), and an interrupted file is completed, not redone."""
     from othello_engine import train
+    from othello_engine.cli import train as train_cli
     settings = train.GenerateSettings(seed=3, depth=1, random_min=2, random_max=8, epsilon=0.05,
                                       solve=8, evaluation="classic")
     local, remote = tmp_path / "local.txt", tmp_path / "remote.txt"
@@ -327,5 +328,5 @@ def test_training_steps_on_the_cluster_write_the_local_files(ray_local: None, tm
     assert remote.read_text() == local.read_text()
     labels_local, labels_remote = tmp_path / "pl.txt", tmp_path / "pr.txt"
     assert train.label(str(local), str(labels_local), train.LabelSettings(), jobs=1, quiet=True) == 10
-    assert train.main(["label", str(local), str(labels_remote), "-q", "--cluster", "local"]) == 0
+    assert train_cli.main(["label", str(local), str(labels_remote), "-q", "--cluster", "local"]) == 0
     assert labels_remote.read_text() == labels_local.read_text()

@@ -47,7 +47,7 @@ def test_match_skips_a_huge_digit_run(tmp_path):
     engine_cmd = f"cmd={sys.executable} -P -m othello_engine"
     out = subprocess.run([command("othello-match"), "--engine", engine_cmd, "name=a", "depth=1", "--engine", engine_cmd,
                           "name=b", "depth=1", "--size", "10", "--openings", str(openings), "--games", "2"],
-                         capture_output=True, text=True, timeout=300)
+                         capture_output=True, text=True, timeout=300, cwd=tmp_path)
     assert out.returncode == 0, out.stderr
     assert "Traceback" not in out.stderr and "longer than the rank" in out.stderr + out.stdout
 

@@ -271,7 +271,7 @@ def test_shipped_openings_are_legal_distinct_lines() -> None:
 
 
 def test_referee_limits() -> None:
-    from othello_engine.drivers import TimeControl
+    from othello_engine.client import TimeControl
     from othello_engine.match import referee_limits
     # (may take before losing, waits until): the smaller of clock and movetime, plus the margin
     assert referee_limits(TimeControl(base=10), 3.0, 0.5, 60) == (3.5, 3.5)

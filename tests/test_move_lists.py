@@ -144,6 +144,6 @@ def test_match_openings_read_the_list(tmp_path):
     engine = f"cmd={sys.executable} -P -m othello_engine"
     out = subprocess.run([command("othello-match"), "--engine", engine, "name=a", "depth=1", "--engine", engine, "name=b",
                           "depth=1", "--openings", str(openings), "--games", "2"],
-                         capture_output=True, text=True, timeout=300)
+                         capture_output=True, text=True, timeout=300, cwd=tmp_path)
     assert out.returncode == 0, out.stderr + out.stdout
     assert "skipped" not in (out.stdout + out.stderr).lower()

@@ -54,6 +54,27 @@ def test_game_records_replay_to_their_results(run) -> None:
         assert rr.final_score(grid) == black_diff
 
 
+def test_game_records_read_moves_with_the_one_move_list_grammar() -> None:
+    """A record's moves follow notation's grammar: the forced pass may be left out (as generate
+    writes them) or written, moves may stand apart (commas, hyphens, dots: a space ends the field) or be upper case; the positions are the ones
+    notation.parse_moves reaches, each yielded once."""
+    from othello_engine.notation import parse_moves
+    implicit = "e6d6c4d3c7b5d2e2f2f1b3d7d8g2h2h3a6h1c2"       # white passes after h1
+    written = "E6 d6 c4 d3 c7 b5 d2 e2 f2 f1 b3 d7 d8 g2 h2 h3 a6 h1 PA c2"
+    positions = [list(train.game_positions(train.parse_game(f"{text} +0 18")[0]))
+                 for text in (implicit, written.replace(" ", ","))]
+    assert positions[0] == positions[1] and len(positions[0]) == 20
+    board = parse_moves(implicit)
+    P, O, sign = positions[0][-1]
+    mine, theirs = (board.black, board.white) if sign == 1 else (board.white, board.black)
+    assert (P, O) == (mine, theirs) and (sign == 1) == (board.turn == 0)
+    assert train.game_plies(f"{implicit} +0 18") == 19
+    with pytest.raises(ValueError, match="a pass in a game record"):
+        list(train.game_positions(train.parse_game("f5,pass,d6 +0 18")[0]))
+    with pytest.raises(ValueError, match="bad game record 'f5zz9 \\+0 18': move 2 'zz9'"):
+        train.parse_game("f5zz9 +0 18")
+
+
 def test_generate_resumes_a_cut_file_to_the_same_games(run, tmp_path) -> None:
     _, games, _, _, _, _ = run
     with open(games) as f:
@@ -127,11 +148,11 @@ def test_cli_steps_and_the_train_subcommand(tmp_path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert "6 games written" in proc.stderr
     positions = str(tmp_path / "p.txt")
-    proc = subprocess.run([sys.executable, "-m", "othello_engine.train", "label", games, positions,
+    proc = subprocess.run([sys.executable, "-m", "othello_engine.cli.train", "label", games, positions,
                            "-q", "--jobs", "1"], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert os.path.getsize(positions) % train.POSITION_WIDTH == 0
-    proc = subprocess.run([sys.executable, "-m", "othello_engine.train", "label", "/nonexistent",
+    proc = subprocess.run([sys.executable, "-m", "othello_engine.cli.train", "label", "/nonexistent",
                            positions, "-q"], capture_output=True, text=True, timeout=60)
     assert proc.returncode != 0 and "Traceback" not in proc.stderr
 
@@ -169,7 +190,7 @@ def test_label_depth_schedule_scores_only_the_scheduled_empties(run, tmp_path) -
 
 
 def test_cli_refuses_a_bad_schedule(tmp_path) -> None:
-    proc = subprocess.run([sys.executable, "-m", "othello_engine.train", "label", "/nonexistent",
+    proc = subprocess.run([sys.executable, "-m", "othello_engine.cli.train", "label", "/nonexistent",
                            str(tmp_path / "p.txt"), "--depth", "20:8,10:4,2", "-q"],
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2 and "bad --depth '20:8,10:4,2'" in proc.stderr, proc.stderr

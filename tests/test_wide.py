@@ -396,11 +396,11 @@ def test_process_exact_solve_on_10x10_matches_the_reference_solver(engine) -> No
 
 
 def test_python_client_on_10x10() -> None:
-    from othello_engine.client import Engine as Client
+    from othello_engine.client import EngineClient
     from othello_engine.engine import Limit
     import sys
     board = Board(10)
-    with Client.popen([sys.executable, "-m", "othello_engine"]) as client:
+    with EngineClient.popen([sys.executable, "-m", "othello_engine"]) as client:
         for _ in range(6):
             result = client.play(board, Limit(depth=2))
             assert result.move in board.legal_moves()

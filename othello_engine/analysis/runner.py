@@ -16,7 +16,7 @@ from typing import IO, Any, Mapping, Optional, Sequence
 from othello_engine.analysis.inputs import Position, clip_input
 from othello_engine.analysis.records import Record, final_record, make_record
 from othello_engine.board import PASS, square_name
-from othello_engine.client import (Engine, EngineError, EngineTerminatedError, EngineTimeoutError,
+from othello_engine.client import (EngineClient, EngineError, EngineTerminatedError, EngineTimeoutError,
                                    Limit)
 
 DEFAULT_ENGINE = [sys.executable, "-m", "othello_engine"]
@@ -45,17 +45,17 @@ class WorkerSpec:
     options: Mapping[str, Any] = field(default_factory=dict)
     stderr: Optional[IO[str]] = None
 
-    def start(self) -> Engine:
-        return Engine.popen(self.command, self.protocol, options=self.options, stderr=self.stderr)
+    def start(self) -> EngineClient:
+        return EngineClient.popen(self.command, self.protocol, options=self.options, stderr=self.stderr)
 
 
 class Worker:
     """One engine process and the retry policy around it (engine None: started at the first
     position)."""
 
-    def __init__(self, spec: WorkerSpec, engine: Optional[Engine] = None) -> None:
+    def __init__(self, spec: WorkerSpec, engine: Optional[EngineClient] = None) -> None:
         self.spec = spec
-        self.engine: Optional[Engine] = engine
+        self.engine: Optional[EngineClient] = engine
         self.closed = False
 
     def restart(self) -> None:
@@ -141,7 +141,7 @@ def analyse_task(worker: Worker, task: Task, limit: Limit, multipv: int,
 def start_workers(spec: WorkerSpec, jobs: int) -> list[Worker]:
     """jobs workers, their engines started in parallel; EngineError (every started engine
     closed again) if one cannot start."""
-    engines: list[Optional[Engine]] = [None] * jobs
+    engines: list[Optional[EngineClient]] = [None] * jobs
     errors: list[Exception] = []
 
     def start(i: int) -> None:

@@ -1,4 +1,4 @@
-"""Engine drivers for the match runner: one player interface over UCI/UGI, GTP and NBoard engines.
+"""The match's players: one interface over UCI/UGI, GTP and NBoard engines, their specs and failures.
 
 A :class:`Player` runs one engine process and answers one question: given the game so far and a
 time control, which move? It never judges the move (the referee in :mod:`othello_engine.match`
@@ -14,11 +14,14 @@ import time
 from dataclasses import dataclass, field
 from typing import Optional
 
-from othello_engine import client
-from othello_engine.engine import Limit
-from othello_engine.textnum import ascii_float
 from othello_engine.board import BLACK, PASS, Board, OthelloError, parse_square, square_name
+from othello_engine.client.errors import (EngineError, EngineTerminatedError, EngineTimeoutError,
+                                          IllegalEngineMoveError)
+from othello_engine.client.process import EngineProcess, ProtocolEngine
+from othello_engine.client.uci import AnalysisStream, EngineClient
+from othello_engine.engine import Limit
 from othello_engine.ggf import format_ggf
+from othello_engine.textnum import ascii_float
 
 PROTOCOLS = ("uci", "ugi", "gtp", "nboard")
 
@@ -149,18 +152,18 @@ class EngineSpec:
 
 # --- the player interface ------------------------------------------------------------------------
 
-def _failure(name: str, exc: client.EngineError) -> EngineFailure:
+def _failure(name: str, exc: EngineError) -> EngineFailure:
     """The referee's view of a client error."""
     text = str(exc)
-    if isinstance(exc, client.EngineTerminatedError):
+    if isinstance(exc, EngineTerminatedError):
         return EngineCrashed(name, text)
-    if isinstance(exc, client.EngineTimeoutError):
+    if isinstance(exc, EngineTimeoutError):
         return EngineTimeout(name, text)
     return EngineProtocolError(name, text)
 
 
 class Player:
-    """One engine behind one protocol, on the client's :class:`~othello_engine.client.EngineProcess`.
+    """One engine behind one protocol, on an :class:`~othello_engine.client.process.EngineProcess`.
     Use: ``start(timeout)``, then per game ``new_game(board, deadline)``, per move
     ``send_go(board, request)`` and ``read_move(deadline)`` (``stop()`` asks for the move now),
     and ``close()``. Deadlines are ``time.monotonic()`` values."""
@@ -169,14 +172,14 @@ class Player:
         self.spec = spec
         self.name = spec.name
         self.engine_id = ""  # the name the engine gives itself
-        self.engine: Optional[client.ProtocolEngine] = None
+        self.engine: Optional[ProtocolEngine] = None
 
     @property
     def alive(self) -> bool:
         return self.engine is not None and self.engine.alive
 
     @property
-    def process(self) -> client.EngineProcess:
+    def process(self) -> EngineProcess:
         if self.engine is None:
             raise EngineCrashed(self.name, "not started")
         return self.engine.process
@@ -187,16 +190,16 @@ class Player:
         try:
             self.launch(timeout)
             self.handshake(deadline)
-        except (EngineFailure, client.EngineError, ValueError) as exc:
+        except (EngineFailure, EngineError, ValueError) as exc:
             self.close()
             message = exc.message if isinstance(exc, EngineFailure) else str(exc)
-            timed_out = isinstance(exc, (EngineTimeout, client.EngineTimeoutError))
+            timed_out = isinstance(exc, (EngineTimeout, EngineTimeoutError))
             why = "did not finish the handshake" if timed_out else "failed at start-up"
             raise EngineStartError(self.name, f"{why} within {timeout:g} s: {message}") from None
 
     def launch(self, timeout: float) -> None:
-        process = client.EngineProcess(list(self.spec.command), cwd=self.spec.cwd, name=self.spec.name)
-        self.engine = client.ProtocolEngine(process)
+        process = EngineProcess(list(self.spec.command), cwd=self.spec.cwd, name=self.spec.name)
+        self.engine = ProtocolEngine(process)
         self.engine.quit_timeout = 0.5
 
     def handshake(self, deadline: float) -> None:
@@ -223,13 +226,13 @@ class Player:
         try:
             return self.process.readline(max(0.0, deadline - time.monotonic()), f"waiting for {waiting_for}",
                                          arrived_by=deadline)
-        except client.EngineError as exc:
+        except EngineError as exc:
             raise _failure(self.name, exc) from None
 
     def send(self, line: str) -> None:
         try:
             self.process.send(line)
-        except client.EngineError as exc:
+        except EngineError as exc:
             raise _failure(self.name, exc) from None
 
 
@@ -257,19 +260,19 @@ def limit_of(request: MoveRequest) -> Limit:
 
 class UciPlayer(Player):
     """Our UCI-like protocol or its UGI dialect (``protocol`` ``uci`` / ``ugi``), driven by the
-    client's :class:`~othello_engine.client.Engine`; options go through its ``configure`` (so
+    client's :class:`~othello_engine.client.uci.EngineClient`; options go through its ``configure`` (so
     an option the engine does not declare is a start-up error)."""
 
     def __init__(self, spec: EngineSpec) -> None:
         super().__init__(spec)
-        self.stream: Optional[client.AnalysisStream] = None
+        self.stream: Optional[AnalysisStream] = None
 
     def launch(self, timeout: float) -> None:
-        pass  # Engine.popen starts the process and does the handshake
+        pass  # EngineClient.popen starts the process and does the handshake
 
     def handshake(self, deadline: float) -> None:
         timeout = max(0.0, deadline - time.monotonic())
-        engine = client.Engine.popen(list(self.spec.command), self.spec.protocol, timeout=timeout,
+        engine = EngineClient.popen(list(self.spec.command), self.spec.protocol, timeout=timeout,
                                      options=dict(self.spec.options) or None, cwd=self.spec.cwd,
                                      name=self.spec.name)
         engine.quit_timeout = 0.5
@@ -277,20 +280,20 @@ class UciPlayer(Player):
         self.engine_id = engine.id.get("name", "")
 
     @property
-    def uci(self) -> client.Engine:
-        assert isinstance(self.engine, client.Engine)
+    def uci(self) -> EngineClient:
+        assert isinstance(self.engine, EngineClient)
         return self.engine
 
     def new_game(self, board: Board, deadline: float) -> None:
         try:
             self.uci.new_game()
-        except client.EngineError as exc:
+        except EngineError as exc:
             raise _failure(self.name, exc) from None
 
     def send_go(self, board: Board, request: MoveRequest) -> None:
         try:
             self.stream = self.uci.analysis(board, limit_of(request))
-        except client.EngineError as exc:
+        except EngineError as exc:
             raise _failure(self.name, exc) from None
 
     def read_move(self, deadline: float) -> Reply:
@@ -298,9 +301,9 @@ class UciPlayer(Player):
         assert stream is not None
         try:
             stream.read_to_end(max(0.0, deadline - time.monotonic()))
-        except client.IllegalEngineMoveError:
+        except IllegalEngineMoveError:
             pass  # the referee judges the token itself
-        except client.EngineError as exc:
+        except EngineError as exc:
             raise _failure(self.name, exc) from None
         result = stream.result
         assert result is not None

@@ -1,0 +1,245 @@
+# Python-visible evaluation: classic terms, pattern weights, features and terms, kernel timings.
+#
+# The classic terms on 8x8 and wide boards; the timing of the wide kernels is for benchmarks.
+
+def evaluation_terms(u64 P, u64 O, u64 mask=0xFFFFFFFFFFFFFFFFULL, bint pattern=False):
+    """Static evaluation of P (to move) feature by feature, in centi-discs, plus its 'total'
+    (the sum, clamped to +-6300). A finished game scores its final disc difference instead.
+    With pattern (and the pattern evaluation applying: 8x8, weights loaded) the named features
+    are followed by 'classic' (their clamped sum), the pattern families and scalar terms, and
+    'pattern', and 'total' is the pattern evaluation (clamped)."""
+    cdef EvalCtx ctx
+    cdef int terms[N_FEATURES]
+    cdef int total, k
+    cdef u64 mP = bb_moves(P, O, mask), mO = bb_moves(O, P, mask)
+    eval_ctx_init(&ctx, mask)
+    total = evaluate_terms(&ctx, P, O, mP, mO, terms)
+    out = {FEATURE_NAMES[k]: terms[k] for k in range(N_FEATURES)}
+    if (mP | mO) == 0:
+        out = {name: 0 for name in FEATURE_NAMES}
+        total = final_score(P, O, mask)
+    if pattern and mask == FULL_MASK_C and oe_pw != NULL and (mP | mO):
+        out["classic"] = total
+        out.update(pattern_terms(P, O))
+        total = max(-6300, min(6300, out["pattern"]))
+    out["total"] = total
+    return out
+
+
+def evaluate_position(u64 P, u64 O, u64 mask=FULL_MASK):
+    """Static evaluation of the position for P, in centi-discs (see evaluation_terms)."""
+    return evaluation_terms(P, O, mask)["total"]
+
+
+PATTERN_FAMILIES = (
+    ("edge2x", 10, 4), ("corner2x5", 10, 8), ("corner3x3", 9, 4), ("row2", 8, 4), ("row3", 8, 4),
+    ("row4", 8, 4), ("diag8", 8, 2), ("diag7", 7, 4), ("diag6", 6, 4), ("diag5", 5, 4), ("diag4", 4, 4),
+)
+"""(name, squares, instances) of each family, in table order."""
+PATTERN_SCALARS = ("mobility", "potential_mobility", "parity", "bias")
+
+
+def set_pattern_weights(const short[::1] weights):
+    """Install the pattern weights (PATTERN_PHASES tables of PATTERN_ENTRIES int16, centi-discs)
+    for every search of this process; they are copied. Call it while no search runs."""
+    global _pattern_weights
+    cdef Py_ssize_t n = OE_PATTERN_PHASES * OE_PATTERN_ENTRIES
+    cdef short* fresh
+    if weights.shape[0] != n:
+        raise ValueError(f"pattern weights: {weights.shape[0]} entries, expected {n}")
+    fresh = <short*>malloc(n * sizeof(short))
+    if fresh == NULL:
+        raise MemoryError("cannot allocate the pattern weights")
+    memcpy(fresh, &weights[0], n * sizeof(short))
+    oe_pattern_set(fresh)
+    if _pattern_weights != NULL:
+        free(_pattern_weights)   # no search may run now (see the docstring)
+    _pattern_weights = fresh
+
+
+def pattern_weights_loaded():
+    """True once set_pattern_weights has installed a weight set."""
+    return _pattern_weights != NULL
+
+
+PATTERN_PHASES = OE_PATTERN_PHASES
+PATTERN_INSTANCES = PATTERN_INSTANCES_C
+PATTERN_LAYOUT = PATTERN_LAYOUT_C
+PATTERN_ENTRIES = OE_PATTERN_ENTRIES
+PATTERN_SCALAR_OFFSET = OE_OFF_SCALAR
+
+
+def pattern_phase(int empties):
+    """The weight table (phase) a position with that many empties uses."""
+    return oe_pattern_phase(empties)
+
+
+def pattern_features(const unsigned long long[::1] P, const unsigned long long[::1] O,
+                     int[::1] indices, int[::1] scalars):
+    """For training: the PATTERN_INSTANCES table offsets of each position (P[i] to move against
+    O[i]) into indices[PATTERN_INSTANCES * i:], and its 4 scalar features into scalars[4 * i:].
+    Runs without the GIL."""
+    cdef Py_ssize_t i, n = P.shape[0]
+    cdef u64 p, o, mp, mo
+    if O.shape[0] != n or indices.shape[0] < PATTERN_INSTANCES_C * n or scalars.shape[0] < 4 * n:
+        raise ValueError("pattern_features: buffer sizes do not match")
+    with nogil:
+        for i in range(n):
+            p = P[i]
+            o = O[i]
+            mp = bb_moves(p, o, FULL_MASK_C)
+            mo = bb_moves(o, p, FULL_MASK_C)
+            oe_pattern_indices(p, o, &indices[PATTERN_INSTANCES_C * i])
+            pattern_scalars(p, o, mp, mo, 64 - oe_popcount(p | o), &scalars[4 * i])
+
+
+def pattern_terms(u64 P, u64 O):
+    """The pattern evaluation of P (to move) by family, with the scalar terms and the 'pattern'
+    total (unclamped), in centi-discs; needs the weights (set_pattern_weights)."""
+    cdef int ix[PATTERN_INSTANCES_C]
+    cdef int sc[4]
+    cdef int empties = 64 - oe_popcount(P | O)
+    cdef const short* w
+    cdef int i, f, k = 0
+    if oe_pw == NULL:
+        raise RuntimeError("no pattern weights are loaded")
+    w = oe_pw + oe_pattern_phase(empties) * OE_PATTERN_ENTRIES
+    oe_pattern_indices(P, O, ix)
+    out = {}
+    for name, _, count in PATTERN_FAMILIES:
+        s = 0
+        for i in range(count):
+            s += w[ix[k]]
+            k += 1
+        out[name] = s
+    pattern_scalars(P, O, bb_moves(P, O, FULL_MASK_C), bb_moves(O, P, FULL_MASK_C), empties, sc)
+    for i in range(4):
+        out["pattern_" + PATTERN_SCALARS[i]] = w[OE_OFF_SCALAR + i] * sc[i]
+    out["pattern"] = sum(out.values())
+    return out
+
+
+cdef object w_final_centi(int p, int o, int squares):
+    cdef int e = squares - p - o
+    if p > o:
+        return 100 * (p - o + e)
+    if p < o:
+        return 100 * (p - o - e)
+    return 0
+
+
+def evaluation_terms_n(P, O, int size, bint pattern=False):
+    """evaluation_terms on a size x size board (3..26): the named classic features, centi-discs,
+    and their 'total' (clamped to +-6300; a finished game scores its final disc difference).
+    pattern applies to 8x8 only (as in evaluation_terms)."""
+    cdef w2 p2, o2, mp2, mo2
+    cdef w11 p11, o11, mp11, mo11
+    cdef int terms[N_FEATURES]
+    cdef int total, k
+    cdef WEval* c
+    cdef const WGeo* g
+    check_size(size)
+    if size <= 8:
+        return evaluation_terms(P, O, board_mask(size), pattern)
+    check_board(P, size, "P")
+    check_board(O, size, "O")
+    c = weval_for(size)
+    g = &WGEO[size]
+    if size <= 11:
+        words_from_int(P, p2.w, 2)
+        words_from_int(O, o2.w, 2)
+        mp2 = w_moves(p2, o2, g)
+        mo2 = w_moves(o2, p2, g)
+        over = not w_any(w_or(mp2, mo2))
+        total = w_evaluate_terms(c, g, p2, o2, mp2, mo2, terms)
+    else:
+        words_from_int(P, p11.w, 11)
+        words_from_int(O, o11.w, 11)
+        mp11 = w_moves(p11, o11, g)
+        mo11 = w_moves(o11, p11, g)
+        over = not w_any(w_or(mp11, mo11))
+        total = w_evaluate_terms(c, g, p11, o11, mp11, mo11, terms)
+    out = {FEATURE_NAMES[k]: terms[k] for k in range(N_FEATURES)}
+    if over:
+        out = {name: 0 for name in FEATURE_NAMES}
+        total = w_final_centi(bin(P).count("1"), bin(O).count("1"), size * size)
+    out["total"] = total
+    return out
+
+
+def evaluate_position_n(P, O, int size):
+    """Static evaluation of P on a size x size board, centi-discs (see evaluation_terms_n)."""
+    return evaluation_terms_n(P, O, size)["total"]
+
+
+cdef double w_kernel_seconds(wide_t P, wide_t O, const WGeo* g, WEval* c, int which,
+                             int reps) noexcept nogil:
+    """Time of reps calls of one kernel (0 moves, 1 flips of every move, 2 evaluation)."""
+    cdef double t0 = now_seconds()
+    cdef wide_t acc = w_zero(P), m, mm
+    cdef int i, sq, x = 0
+    m = w_moves(P, O, g)
+    mm = w_moves(O, P, g)
+    for i in range(reps):
+        if which == 0:
+            acc = w_xor(acc, w_moves(P, O, g))
+            P.w[0] ^= acc.w[0] & 1          # a dependence, so the calls are not merged
+        elif which == 1:
+            m = w_moves(P, O, g)
+            while w_any(m):
+                sq = w_pop_lsb(&m)
+                acc = w_xor(acc, w_flips(P, O, sq, g))
+        else:
+            x += w_evaluate_terms(c, g, P, O, m, mm, NULL)
+            P.w[0] ^= x & 1
+    if acc.w[0] == 12345 and x == 12345:
+        return -1
+    return now_seconds() - t0
+
+
+def _kernel_seconds(P, O, int size, int which, int reps):
+    """Benchmarks: seconds for reps calls of a wide kernel (0 legal moves, 1 legal moves plus the
+    flips of each, 2 the classic evaluation) on the position (P, O) of a size x size board."""
+    cdef w2 p2, o2
+    cdef w11 p11, o11
+    cdef double t
+    check_size(size)
+    if size <= 8:
+        raise ValueError("wide boards only")
+    c = weval_for(size)
+    if size <= 11:
+        words_from_int(P, p2.w, 2)
+        words_from_int(O, o2.w, 2)
+        with nogil:
+            t = w_kernel_seconds(p2, o2, &WGEO[size], c, which, reps)
+    else:
+        words_from_int(P, p11.w, 11)
+        words_from_int(O, o11.w, 11)
+        with nogil:
+            t = w_kernel_seconds(p11, o11, &WGEO[size], c, which, reps)
+    return t
+
+
+def _stable_discs_n(P, O, int size):
+    """Tests: the discs of P the wide evaluation counts as stable (an int of the board's bits;
+    sizes 9..26)."""
+    cdef w2 p2, o2
+    cdef w11 p11, o11
+    check_size(size)
+    if size <= 8:
+        raise ValueError("wide boards only")
+    check_board(P, size, "P")
+    check_board(O, size, "O")
+    if size <= 11:
+        words_from_int(P, p2.w, 2)
+        words_from_int(O, o2.w, 2)
+        if w_count_stable(weval_for(size), &WGEO[size], p2, o2) == 0:
+            return 0
+        p2 = w_stable(p2, &WGEO[size])
+        return int_from_words(p2.w, 2)
+    words_from_int(P, p11.w, 11)
+    words_from_int(O, o11.w, 11)
+    if w_count_stable(weval_for(size), &WGEO[size], p11, o11) == 0:
+        return 0
+    p11 = w_stable(p11, &WGEO[size])
+    return int_from_words(p11.w, 11)

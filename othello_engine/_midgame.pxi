@@ -1,0 +1,214 @@
+# Midgame search: negamax principal-variation search to a depth, in centi-discs.
+#
+# With the transposition table, probcut, internal iterative deepening and move ordering.
+
+cdef int mid_leaf_parent(SearchState* st, board_t P, board_t O, board_t moves, int alpha, int beta,
+                         int ply, bint pv) noexcept nogil:
+    """Depth-1 node: every child is evaluated statically (or scored exactly if the game ends)."""
+    cdef int sq, v, best = -SCORE_INF
+    cdef bint over
+    cdef board_t f, cP, cO, mc, mo
+    if ply + 1 > st.seldepth:
+        st.seldepth = ply + 1
+    while b_any(moves):
+        sq = b_pop(&moves)
+        if st.nodes >= st.check_at and poll(st):
+            return 0
+        st.nodes += 1
+        f = b_flips(st, P, O, sq)
+        cP = b_xor(O, f)
+        cO = b_mover(P, f, sq)
+        mc = b_moves(st, cP, cO)
+        mo = b_moves(st, cO, cP)
+        if board_t is u64:
+            over = (mc | mo) == 0
+        else:
+            over = not b_any(mc) and not b_any(mo)
+        if over:
+            v = -terminal_score(st, cP, cO, ply + 1)
+        else:
+            v = -b_evaluate(st, cP, cO, mc, mo)
+        if v > best:
+            best = v
+            if v > alpha:
+                alpha = v
+                if pv:
+                    pv_set(st, P, ply, ply, sq)
+                    st.pv_len[ply] = ply + 1
+                if v >= beta:
+                    break
+    return best
+
+
+cdef int mid_search(SearchState* st, board_t P, board_t O, int depth, int alpha, int beta, int ply,
+                    bint pv) noexcept nogil:
+    """Negamax PVS score of P (to move) to depth plies within (alpha, beta), fail-soft, in
+    centi-discs. A pass does not use up depth. pv nodes keep their line in st.pv[ply].
+    On a wide board the move list lives in st.wide (too long for the stack) and the flips of
+    each move are computed again when it is searched instead of being kept."""
+    cdef board_t moves, mO, f, om
+    cdef u64 key
+    cdef int i, j, k, cnt, sq, v, best, bestmove, a0, tmove, ds, end
+    cdef int sqs_stack[40]
+    cdef int vals_stack[40]
+    cdef int* sqs
+    cdef int* vals
+    cdef u64 fl[40]
+    cdef u64 ck
+    cdef TTEntry* e
+    cdef TTEntry hit
+    if st.nodes >= st.check_at and poll(st):
+        return 0
+    st.nodes += 1
+    if ply > st.seldepth:
+        st.seldepth = ply
+    if pv:
+        st.pv_len[ply] = ply
+    moves = b_moves(st, P, O)
+    if depth <= 0 or ply >= MAX_PLY - 2:
+        mO = b_moves(st, O, P)
+        if not b_any(moves) and not b_any(mO):
+            return terminal_score(st, P, O, ply)
+        return b_evaluate(st, P, O, moves, mO)
+    if not b_any(moves):
+        if not b_any(b_moves(st, O, P)):
+            return terminal_score(st, P, O, ply)
+        v = -mid_search(st, O, P, depth, -beta, -alpha, ply + 1, pv)
+        if pv and not st.aborted:
+            pv_update(st, P, ply, st.pass_move)
+        return v
+    if depth == 1:
+        return mid_leaf_parent(st, P, O, moves, alpha, beta, ply, pv)
+
+    key = b_hash(P, O)
+    tmove = TT_NO_MOVE
+    e = tt_probe(st.tt, key, &hit)
+    if e != NULL:
+        tmove = e.move
+        if not pv and e.depth >= depth:
+            if e.lower >= beta:
+                return e.lower
+            if e.upper <= alpha:
+                return e.upper
+            if e.lower == e.upper:
+                return e.lower
+    if st.selective and not pv and depth >= MPC_MIN_DEPTH and beta < 6000 and alpha > -6000:
+        # probcut: a shallow search far outside the window predicts the deep one's fail
+        ds = depth // 2
+        if (depth - ds) & 1:
+            ds -= 1
+        v = mid_search(st, P, O, ds, beta + MPC_MARGIN - 1, beta + MPC_MARGIN, ply, False)
+        if st.aborted:
+            return 0
+        if v >= beta + MPC_MARGIN:
+            return beta
+        v = mid_search(st, P, O, ds, alpha - MPC_MARGIN, alpha - MPC_MARGIN + 1, ply, False)
+        if st.aborted:
+            return 0
+        if v <= alpha - MPC_MARGIN:
+            return alpha
+    if tmove == TT_NO_MOVE and depth >= 5:
+        # internal iterative deepening: a shallower search finds a first move to try
+        mid_search(st, P, O, depth - 3, alpha, beta, ply, pv)
+        if st.aborted:
+            return 0
+        e = tt_probe(st.tt, key, &hit)
+        if e != NULL:
+            tmove = e.move
+
+    if board_t is u64:
+        sqs = sqs_stack
+        vals = vals_stack
+    else:
+        # (the searches above at this ply are over: the list at this ply is free again)
+        sqs = st.wide.sqs + ply * WMAX_MOVES
+        vals = st.wide.vals + ply * WMAX_MOVES
+    cnt = 0
+    while b_any(moves):
+        sq = b_pop(&moves)
+        f = b_flips(st, P, O, sq)
+        sqs[cnt] = sq
+        if board_t is u64:
+            fl[cnt] = f
+        if sq == tmove:
+            vals[cnt] = 1 << 28
+        elif depth >= MID_SORT_SEARCH:
+            # shallow search of the reply, plus the reply count (fewer is better)
+            om = b_moves(st, b_xor(O, f), b_mover(P, f, sq))
+            v = mid_search(st, b_xor(O, f), b_mover(P, f, sq),
+                           MID_SORT_DEPTH if depth >= MID_SORT_DEEP else 0,
+                           -SCORE_INF, SCORE_INF, ply + 1, False)
+            if st.aborted:
+                return 0
+            vals[cnt] = -v - MID_SORT_MOB * (b_popcount(om) + b_corners(st, om))
+        elif depth >= 3:
+            om = b_moves(st, b_xor(O, f), b_mover(P, f, sq))
+            vals[cnt] = b_order(st, P, sq) - 16 * (b_popcount(om) + b_corners(st, om))
+        else:
+            vals[cnt] = b_order(st, P, sq)
+        cnt += 1
+
+    best = -SCORE_INF
+    bestmove = TT_NO_MOVE
+    a0 = alpha
+    # moves [end, cnt) are deferred ones, searched last (only with several threads)
+    end = cnt
+    i = 0
+    while i < cnt:
+        if i < end:
+            k = i
+            for j in range(i + 1, end):
+                if vals[j] > vals[k]:
+                    k = j
+            if k != i:
+                sq = sqs[k]; sqs[k] = sqs[i]; sqs[i] = sq
+                v = vals[k]; vals[k] = vals[i]; vals[i] = v
+                if board_t is u64:
+                    f = fl[k]; fl[k] = fl[i]; fl[i] = f
+        sq = sqs[i]
+        if board_t is u64:
+            f = fl[i]
+        else:
+            f = b_flips(st, P, O, sq)
+        ck = 0
+        if i > 0 and i < end and st.busy != NULL and depth >= MID_DEFER_MIN:
+            ck = b_hash(b_xor(O, f), b_mover(P, f, sq))
+            if busy_has(st.busy, ck):
+                # another thread is in this subtree: come back to it after the others
+                end -= 1
+                sq = sqs[end]; sqs[end] = sqs[i]; sqs[i] = sq
+                v = vals[end]; vals[end] = vals[i]; vals[i] = v
+                if board_t is u64:
+                    f = fl[end]; fl[end] = fl[i]; fl[i] = f
+                continue
+            busy_enter(st.busy, ck)
+        if i == 0:
+            v = -mid_search(st, b_xor(O, f), b_mover(P, f, sq), depth - 1, -beta, -alpha, ply + 1, pv)
+        else:
+            st.pv_len[ply + 1] = ply + 1
+            v = -mid_search(st, b_xor(O, f), b_mover(P, f, sq), depth - 1, -alpha - 1, -alpha,
+                            ply + 1, False)
+            if pv and v > alpha and v < beta and not st.aborted:
+                v = -mid_search(st, b_xor(O, f), b_mover(P, f, sq), depth - 1, -beta, -alpha,
+                                ply + 1, True)
+        if ck:
+            busy_leave(st.busy, ck)
+        i += 1
+        if st.aborted:
+            return 0
+        if v > best:
+            best = v
+            bestmove = sq
+            if v > alpha:
+                alpha = v
+                if pv:
+                    pv_update(st, P, ply, sq)
+                if v >= beta:
+                    break
+    if best >= beta:
+        tt_store(st.tt, key, depth, best, TT_NONE, bestmove)
+    elif best > a0:
+        tt_store(st.tt, key, depth, best, best, bestmove)
+    else:
+        tt_store(st.tt, key, depth, -TT_NONE, best, bestmove)
+    return best

@@ -1,0 +1,205 @@
+# Search state: limits and tunables, the per-thread SearchState, polling, the busy table.
+#
+# The polling checks the stop flag and the limits; the busy table is shared by the threads and
+# holds the subtrees being searched.
+#
+# Units: the midgame search scores in centi-discs from the side to move (a finished game scores
+# 100 * its final disc difference, a draw scores the contempt from the root side's view); the
+# endgame solver scores in discs and the root converts. All kernels run without the GIL and poll
+# the stop flag, the node limit and the hard time every POLL_NODES nodes.
+
+cdef enum:
+    MAX_PLY = 128
+    SCORE_INF = 30000
+    POLL_NODES = 1024
+    FLAG_NONE = 0
+    FLAG_UPPER = 1
+    FLAG_EXACT = 2
+    FLAG_LOWER = 3
+    SOLVE_AUTO = 0
+    SOLVE_EXACT = 1
+    SOLVE_WLD = 2
+    MAX_THREADS = 256
+    BUSY_SIZE = 1 << 14         # slots of the table of subtrees being searched (4 per bucket)
+    WIDE_SOLVE_MAX = 60         # most empties a wide board is solved with (as 8x8: 2 * 60 < MAX_PLY)
+
+
+# Midgame ordering: from MID_SORT_SEARCH plies left, moves are sorted by a static evaluation
+# of the reply (from MID_SORT_DEEP, by a MID_SORT_DEPTH search) minus MID_SORT_MOB per reply.
+cdef int MID_SORT_SEARCH = 99
+cdef int MID_SORT_DEEP = 99
+cdef int MID_SORT_DEPTH = 1
+cdef int MID_SORT_MOB = 16
+cdef int MPC_MIN_DEPTH = 4
+# Probcut's margin (centi-discs): with the pattern evaluation, 3 discs against 5 scored +39 +/- 32
+# Elo in 400 games at 0.1 s a move (2, 4 and 6.5 discs: +17, +7 and -31, 200 games each).
+cdef int MPC_MARGIN = 300
+# A requested solve is prepared by midgame iterations up to SOLVE_PREP_DEPTH plies (their table
+# moves order the solver's first plies and their score centres its first window).
+cdef int SOLVE_PREP_DEPTH = 12
+cdef int EG_ROOT_WINDOW = 1      # experiments: half-width of the solve's first window (0 = open)
+# Scores swing by about 3 discs between odd and even depths (the side that picks among the noisy
+# leaf evaluations is flattered by its pick), so an iteration's window is centred on the last score
+# of the same parity (FFO #40-#49: no gain for the solve's first window, which keeps the last one).
+cdef int ASP_PARITY = 1
+# With several threads: helpers join from this iteration depth on (earlier ones take microseconds),
+# and moves are deferred from this depth (midgame) or number of empties (solver) on.
+cdef int HELP_MIN_DEPTH = 6
+cdef int MID_DEFER_MIN = 3
+cdef int EG_DEFER_MIN = 10
+cdef int HELP_SKEW = 0           # odd helpers search this many plies deeper (0: measured best)
+
+
+def _set_mid_tuning(str name, int value):
+    """Experiments only: change one of the midgame ordering parameters."""
+    global MID_SORT_SEARCH, MID_SORT_DEEP, MID_SORT_DEPTH, MID_SORT_MOB, MPC_MIN_DEPTH, MPC_MARGIN
+    global SOLVE_PREP_DEPTH, EG_ROOT_WINDOW, ASP_PARITY, HELP_MIN_DEPTH, MID_DEFER_MIN, EG_DEFER_MIN
+    global HELP_SKEW
+    if name == "help_skew":
+        HELP_SKEW = value
+    elif name == "help_depth":
+        HELP_MIN_DEPTH = value
+    elif name == "mid_defer":
+        MID_DEFER_MIN = value
+    elif name == "eg_defer":
+        EG_DEFER_MIN = value
+    elif name == "root_window":
+        EG_ROOT_WINDOW = value
+    elif name == "asp_parity":
+        ASP_PARITY = value
+    elif name == "prep_depth":
+        SOLVE_PREP_DEPTH = value
+    elif name == "mpc_depth":
+        MPC_MIN_DEPTH = value
+    elif name == "mpc_margin":
+        MPC_MARGIN = value
+    elif name == "sort_search":
+        MID_SORT_SEARCH = value
+    elif name == "sort_deep":
+        MID_SORT_DEEP = value
+    elif name == "sort_depth":
+        MID_SORT_DEPTH = value
+    elif name == "sort_mob":
+        MID_SORT_MOB = value
+    else:
+        raise ValueError(f"unknown tuning parameter {name!r}")
+
+
+cdef inline double now_seconds() noexcept nogil:
+    cdef timespec ts
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return ts.tv_sec + ts.tv_nsec * 1e-9
+
+
+cdef struct RootMove:
+    int move
+    int score
+    int flag
+    int pv_len
+    unsigned short pv[MAX_PLY]
+
+
+cdef struct WideCtx:
+    # what a search needs on a wide board besides SearchState: per-ply move lists (a wide
+    # position can have hundreds of moves, too many for the stack arrays of the 8x8 path)
+    int sqs[MAX_PLY * WMAX_MOVES]
+    int vals[MAX_PLY * WMAX_MOVES]
+    int root_vals[WMAX_MOVES]
+    RootMove root[WMAX_MOVES]
+    unsigned short pv[MAX_PLY][MAX_PLY]
+
+
+cdef struct SearchState:
+    EvalCtx ev
+    TTable* tt            # shared by all threads
+    u64* shared_nodes     # all threads' nodes, added up at each poll (NULL: one thread)
+    u64* busy             # subtrees being searched (NULL: one thread)
+    u64 flushed           # the part of nodes already added to shared_nodes
+    u64 mask
+    u64 nodes
+    u64 check_at
+    u64 max_nodes
+    double start
+    double hard_time
+    int* stop             # the stop flag (shared)
+    int nthreads
+    int thread_id         # 0: the main thread
+    int aborted
+    int seldepth
+    int contempt
+    int squares
+    int multipv
+    int selective
+    int nroot
+    int root_done
+    int pass_move         # 64 on the 8x8 frame, n * n on a wide board
+    int wide_n            # 0 on the 8x8 frame, else the wide board's size
+    const WGeo* geo       # the wide board's geometry (wide boards only)
+    WEval* wev            # its evaluation context (wide boards only)
+    WideCtx* wide         # its move lists and root moves (wide boards only)
+    int order[64]
+    u64 quad_of[64]       # the empty-square parity quadrant each square lies in (0 outside)
+    u64 xs_all            # the X-squares of all four corners
+    int pv_len[MAX_PLY]
+    unsigned char pv[MAX_PLY][MAX_PLY]   # 8x8 lines (wide boards: wide.pv, whose squares need 16 bits)
+    RootMove* root        # root_store on 8x8, wide.root on wide boards
+    RootMove root_store[64]
+
+
+cdef int poll(SearchState* st) noexcept nogil:
+    """Check the stop flag and the limits; return 1 (and mark the search aborted) to stop. The
+    node limit counts the nodes of all threads."""
+    cdef u64 total = st.nodes, left
+    if st.aborted:
+        return 1
+    if st.shared_nodes != NULL:
+        total = oe_add64(st.shared_nodes, st.nodes - st.flushed)
+        st.flushed = st.nodes
+    if oe_load_int(st.stop) or (st.max_nodes and total >= st.max_nodes) or (
+            st.hard_time > 0 and now_seconds() - st.start >= st.hard_time):
+        st.aborted = 1
+        st.check_at = 0
+        return 1
+    st.check_at = st.nodes + POLL_NODES
+    if st.max_nodes:
+        left = (st.max_nodes - total) // st.nthreads
+        if left < POLL_NODES:
+            st.check_at = st.nodes + (left if left > 0 else 1)
+    return 0
+
+
+cdef inline u64* busy_bucket(u64* busy, u64 key) noexcept nogil:
+    return busy + ((key >> 32) & (BUSY_SIZE - 4))
+
+
+cdef inline bint busy_has(u64* busy, u64 key) noexcept nogil:
+    """Is another thread searching the position whose hash is key?"""
+    cdef u64* b = busy_bucket(busy, key)
+    cdef int i
+    for i in range(4):
+        if oe_load64(b + i) == key:
+            return True
+    return False
+
+
+cdef inline void busy_enter(u64* busy, u64 key) noexcept nogil:
+    """Mark key's subtree as being searched (a full bucket gives up its first slot; two
+    threads racing for a slot may lose a mark, which only costs some shared work)."""
+    cdef u64* b = busy_bucket(busy, key)
+    cdef u64 x
+    cdef int i
+    for i in range(4):
+        x = oe_load64(b + i)
+        if x == 0 or x == key:
+            oe_store64(b + i, key)
+            return
+    oe_store64(b, key)
+
+
+cdef inline void busy_leave(u64* busy, u64 key) noexcept nogil:
+    cdef u64* b = busy_bucket(busy, key)
+    cdef int i
+    for i in range(4):
+        if oe_load64(b + i) == key:
+            oe_store64(b + i, 0)
+            return

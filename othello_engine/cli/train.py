@@ -1,0 +1,123 @@
+"""The ``othello-train`` command line: one subcommand a step of :mod:`othello_engine.train`."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from typing import Optional
+
+from othello_engine import train
+
+CLUSTER_HELP = ("run the work items on Ray: 'local', 'auto' or ray://HOST:PORT, on every CPU of the "
+                "cluster (--jobs is for local runs); the same file as a local run. Needs "
+                "'othello_engine[cluster]'")
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    """Run one step of the training pipeline; 0 on success, 2 on bad input, 130 when interrupted."""
+    ap = argparse.ArgumentParser(prog="othello-train", description=(train.__doc__ or "").split("\n\n")[0])
+    sub = ap.add_subparsers(dest="step", required=True)
+    g = sub.add_parser("generate", help="self-play games, one record a line")
+    g.add_argument("out", help="game file to append to (.gz for gzip)")
+    g.add_argument("--games", type=int, required=True, help="total number of games in the file")
+    g.add_argument("--seed", type=int, default=1)
+    g.add_argument("--depth", type=int, default=6, help="search depth of the engine's moves")
+    g.add_argument("--random", default="4-16", help="random opening plies, MIN-MAX (default 4-16)")
+    g.add_argument("--epsilon", type=float, default=0.03, help="chance of a random move after the opening")
+    g.add_argument("--solve", type=int, default=18, help="perfect play from this many empties")
+    g.add_argument("--eval", dest="evaluation", choices=("pattern", "classic"), default="pattern")
+    g.add_argument("--weights", help="pattern weights file (default: the shipped one)")
+    g.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    g.add_argument("--cluster", metavar="ADDRESS", help=CLUSTER_HELP)
+    g.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    lb = sub.add_parser("label", help="a target for every position of the games")
+    lb.add_argument("games", help="game file")
+    lb.add_argument("out", help="position file to append to (.gz for gzip)")
+    lb.add_argument("--weights", help="pattern weights for the search scores (none: results only)")
+    lb.add_argument("--depth", default="6",
+                    help="search depth of the scores, or a schedule by empties: 26:12,4 searches "
+                         "12 plies up to 26 empties and 4 beyond (0: no score there)")
+    lb.add_argument("--limit", type=int, help="label only the first LIMIT games")
+    lb.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    lb.add_argument("--cluster", metavar="ADDRESS", help=CLUSTER_HELP)
+    lb.add_argument("-q", "--quiet", action="store_true")
+    ft = sub.add_parser("fit", help="fit the weights to position files and export them")
+    ft.add_argument("positions", nargs="+", help="position files")
+    ft.add_argument("--out", required=True, help="weights file to write")
+    ft.add_argument("--ridge", type=float, default=train.FitSettings.ridge)
+    ft.add_argument("--iterations", type=int, default=train.FitSettings.iterations)
+    ft.add_argument("--blend", default=str(train.FitSettings.blend),
+                    help="weight of the search score against the result where both exist, or a "
+                         "schedule by empties (26:1,0.5: the score alone up to 26 empties)")
+    ft.add_argument("--holdout", type=int, default=train.FitSettings.holdout,
+                    help="hold out one game in N for the error report (0: none)")
+    ft.add_argument("--phases", help="fit only phases FIRST-LAST (the others get zero weights)")
+    ft.add_argument("-q", "--quiet", action="store_true")
+    ts = sub.add_parser("testset", help="solve positions of the games exactly (a test set)")
+    ts.add_argument("games")
+    ts.add_argument("out")
+    ts.add_argument("--empties", type=int, default=20)
+    ts.add_argument("--count", type=int, default=500)
+    ts.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    ts.add_argument("--cluster", metavar="ADDRESS", help=CLUSTER_HELP)
+    ts.add_argument("-q", "--quiet", action="store_true")
+    ev = sub.add_parser("evaluate", help="error of the static evaluations on an exact test set")
+    ev.add_argument("testset")
+    ev.add_argument("--weights", help="weights file (default: the shipped one)")
+    args = ap.parse_args(argv)
+    address = getattr(args, "cluster", None)
+    refused: tuple[type[Exception], ...] = (OSError, ValueError)
+    if address is not None:
+        from othello_engine.cluster import ClusterError, check_available
+        try:
+            check_available()
+        except ClusterError as exc:
+            print(f"othello-train {args.step}: {exc}", file=sys.stderr)
+            return 2
+        refused += (ClusterError,)
+    try:
+        if args.step == "label":
+            t = time.monotonic()
+            depth = train.parse_schedule(args.depth, "--depth", whole=True)
+            settings = train.LabelSettings(depth=depth, weights=args.weights)
+            n = train.label(args.games, args.out, settings, args.jobs, args.quiet, args.limit,
+                            cluster=address)
+            print(f"label: {n} games labelled into {args.out} in {time.monotonic() - t:.1f} s",
+                  file=sys.stderr)
+        elif args.step == "fit":
+            phases = None
+            if args.phases:
+                first, _, last = args.phases.partition("-")
+                phases = (int(first), int(last or first))
+            blend = train.parse_schedule(args.blend, "--blend")
+            fit_settings = train.FitSettings(ridge=args.ridge, iterations=args.iterations, blend=blend,
+                                             holdout=args.holdout, phases=phases)
+            train.fit(args.positions, args.out, fit_settings, args.quiet)
+        elif args.step == "testset":
+            n = train.testset(args.games, args.out, args.empties, args.count, args.jobs, args.quiet,
+                              cluster=address)
+            print(f"testset: {n} positions solved into {args.out}", file=sys.stderr)
+        elif args.step == "evaluate":
+            train.evaluate(args.testset, args.weights)
+        elif args.step == "generate":
+            lo, _, hi = args.random.partition("-")
+            s = train.GenerateSettings(seed=args.seed, depth=args.depth, random_min=int(lo),
+                                       random_max=int(hi or lo), epsilon=args.epsilon, solve=args.solve,
+                                       evaluation=args.evaluation, weights=args.weights)
+            t = time.monotonic()
+            n = train.generate(args.out, args.games, s, args.jobs, args.quiet, cluster=address)
+            print(f"generate: {n} games written to {args.out} in {time.monotonic() - t:.1f} s",
+                  file=sys.stderr)
+    except KeyboardInterrupt:
+        print("interrupted: the file keeps every whole line; rerun to resume", file=sys.stderr)
+        return 130
+    except refused as exc:
+        print(f"othello-train {args.step}: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,174 @@
+"""Step 3, fit: pattern weights by ridge least squares over labelled positions, written as a weights file."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Optional, Sequence
+
+from othello_engine import _core
+from othello_engine.train.records import read_positions
+from othello_engine.train.runner import progress_bar
+from othello_engine.train.schedule import Schedule
+
+FAMILY_BASES = (0x42FF, 0x1F1F, 0x70707, 0xFF00, 0xFF0000, 0xFF000000, 0x8040201008040201,
+                0x80402010080402, 0x804020100804, 0x8040201008, 0x80402010)
+"""The base squares of each family of _pattern.pxi, in its table order."""
+
+
+def canonical_map():
+    """For every table entry of a phase, the entry it must equal: a family's base group that a
+    symmetry maps onto itself (the edge by its mirror, a diagonal by its reversal) reads the
+    same squares in another order, so the evaluation is symmetric only if those entries agree."""
+    import numpy as np
+    total = _core.PATTERN_SCALAR_OFFSET
+    canon = np.arange(total + len(_core.PATTERN_SCALARS), dtype=np.int64)
+    offset = 0
+    for base in FAMILY_BASES:
+        squares = [s for s in range(64) if base >> s & 1]
+        n = len(squares)
+        size = 3 ** n
+        idx = np.arange(size, dtype=np.int64)
+        digits = (idx[:, None] // (3 ** np.arange(n))) % 3
+        best = idx.copy()
+        for k in range(1, 8):
+            image = [_core.symmetry(1 << s, k).bit_length() - 1 for s in squares]
+            if sorted(image) != squares:
+                continue
+            # digit i moves to the position of square image[i] in the base order
+            pos = [squares.index(t) for t in image]
+            other = (digits * (3 ** np.array(pos))).sum(axis=1)
+            best = np.minimum(best, other)
+        canon[offset:offset + size] = offset + best
+        offset += size
+    return canon
+
+
+def positions_features(P, O):
+    """(indices n x PATTERN_INSTANCES, scalars n x 4) of the positions, from the core."""
+    import numpy as np
+    n = len(P)
+    k = _core.PATTERN_INSTANCES
+    idx = np.zeros(k * n, dtype=np.int32)
+    sc = np.zeros(4 * n, dtype=np.int32)
+    if n:
+        _core.pattern_features(np.ascontiguousarray(P, dtype=np.uint64),
+                               np.ascontiguousarray(O, dtype=np.uint64), idx, sc)
+    return idx.reshape(n, k), sc.reshape(n, 4)
+
+
+def fit_phase(idx, sc, y, canon, ridge: float, iterations: int):
+    """Weights (floats, discs) of one phase minimising squared error plus ridge * count-scaled
+    L2, by conjugate gradients on the normal equations over the tied (canonical) entries."""
+    import numpy as np
+    n_tab = _core.PATTERN_SCALAR_OFFSET
+    n_all = n_tab + 4
+    cidx = canon[idx]                                   # n x instances, tied entries
+    scf = sc.astype(np.float64)
+    counts = np.bincount(cidx.ravel(), minlength=n_all).astype(np.float64)
+    reg = ridge * np.ones(n_all)
+    reg[n_tab:] = 1e-3
+
+    def A(w):
+        return w[cidx].sum(axis=1) + scf @ w[n_tab:]
+
+    def At(r):
+        g = np.bincount(cidx.ravel(), weights=np.repeat(r, cidx.shape[1]), minlength=n_all)
+        g[n_tab:] += scf.T @ r
+        return g
+
+    def M(w):
+        return At(A(w)) + reg * w
+
+    w = np.zeros(n_all)
+    b = At(y)
+    r = b - M(w)
+    diag = counts + reg
+    diag[n_tab:] = (scf ** 2).sum(axis=0) + reg[n_tab:]
+    z = r / diag
+    p = z.copy()
+    rz = r @ z
+    for _ in range(iterations):
+        Mp = M(p)
+        alpha = rz / (p @ Mp)
+        w += alpha * p
+        r -= alpha * Mp
+        z = r / diag
+        rz_new = r @ z
+        if rz_new < 1e-12 * len(y):
+            break
+        p = z + (rz_new / rz) * p
+        rz = rz_new
+    return w[canon]                     # untie: every entry gets its representative's weight
+
+
+@dataclass(frozen=True)
+class FitSettings:
+    """The ridge strength and conjugate-gradient iterations of every phase, the weight of the
+    search score against the result (by empties), one game in ``holdout`` held out for the error
+    report (0: none), the empties beyond a phase's own that it also trains on (``window``), and
+    the phases to fit (None: all; the others get zero weights)."""
+    ridge: float = 5.0
+    iterations: int = 60
+    blend: Schedule = Schedule((), 0.5)    # weight of the search score, by empties
+    holdout: int = 20
+    window: int = 2
+    phases: Optional[tuple[int, int]] = None
+
+
+def fit(paths: Sequence[str], out_path: str, s: FitSettings, quiet: bool = False,
+        report: Callable[[str], None] = print) -> dict:
+    """Fit every phase on the position files and write the weights file; returns the held-out
+    mean absolute errors per phase (discs, against each position's target)."""
+    import numpy as np
+    from othello_engine import weights as weights_mod
+    parts = [read_positions(p) for p in paths]
+    P = np.concatenate([x[0] for x in parts])
+    O = np.concatenate([x[1] for x in parts])
+    result = np.concatenate([x[2] for x in parts])
+    score = np.concatenate([x[3] for x in parts])
+    empties = np.concatenate([x[4] for x in parts])
+    blend = np.array([s.blend.at(e) for e in range(65)])[empties]
+    target = np.where(np.isnan(score), result, blend * score + (1 - blend) * result)
+    # held out: every holdout-th position block of 61 (about one game in holdout)
+    held = (np.arange(len(P)) // 61) % s.holdout == 0 if s.holdout else np.zeros(len(P), bool)
+    idx, sc = positions_features(P, O)
+    canon = canonical_map()
+    out = np.zeros((_core.PATTERN_PHASES, _core.PATTERN_ENTRIES), dtype=np.int16)
+    errors = {}
+    bar = progress_bar(_core.PATTERN_PHASES, 0, "fit", not quiet)
+    for phase in range(_core.PATTERN_PHASES):
+        lo, hi = 4 * phase - s.window, 4 * phase + 3 + s.window
+        if phase == _core.PATTERN_PHASES - 1:
+            hi = 64
+        sel = (empties >= lo) & (empties <= hi)
+        train = sel & ~held
+        test = held & (empties >= 4 * phase) & (empties <= (4 * phase + 3 if hi < 64 else 64))
+        if s.phases is not None and not s.phases[0] <= phase <= s.phases[1]:
+            train = test = np.zeros(len(P), bool)
+        if train.sum() == 0:
+            errors[phase] = (0, float("nan"), float("nan"), float("nan"))
+            if bar is not None:
+                bar.update(1)
+            continue
+        w = fit_phase(idx[train], sc[train], target[train], canon, s.ridge, s.iterations)
+        out[phase] = np.clip(np.round(w * 100), -32000, 32000).astype(np.int16)
+        if test.any():
+            pred = (out[phase][idx[test]].astype(np.int64).sum(axis=1)
+                    + (sc[test] * out[phase][_core.PATTERN_SCALAR_OFFSET:]).sum(axis=1)) / 100.0
+            pred = np.clip(pred, -63, 63)
+            errors[phase] = (int(test.sum()), float(np.abs(pred - target[test]).mean()),
+                             float(np.abs(pred - result[test]).mean()),
+                             float(np.abs(target[test]).mean()))
+        else:
+            errors[phase] = (0, float("nan"), float("nan"), float("nan"))
+        if bar is not None:
+            bar.update(1)
+    if bar is not None:
+        bar.close()
+    weights_mod.write(out_path, out.ravel())
+    report(f"fit: {len(P)} positions ({int(held.sum())} held out), weights written to {out_path}")
+    report("phase  empties  held-out  MAE(target)  MAE(result)  MAE(zero weights)")
+    for phase, (n, e_t, e_r, e_0) in errors.items():
+        hi = 4 * phase + 3 if phase < _core.PATTERN_PHASES - 1 else 60
+        report(f"{phase:5d}  {4 * phase:2d}-{hi:2d}    {n:8d}  {e_t:11.2f}  {e_r:11.2f}  {e_0:17.2f}")
+    return errors

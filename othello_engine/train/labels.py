@@ -1,0 +1,73 @@
+"""Step 2, label: a target for every position of the games (the result, and a search score)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+from othello_engine import _core
+from othello_engine.train.records import (NO_SCORE, board_of, cells_of, complete_lines, game_plies,
+                                          game_positions, open_text, parse_game, truncate_lines)
+from othello_engine.train.runner import process_engine, run_ordered
+from othello_engine.train.schedule import Schedule
+
+
+@dataclass(frozen=True)
+class LabelSettings:
+    """The search depth of the scores by empties (0: no score there) and the weights that search
+    with (None: results only, no search scores)."""
+    depth: Schedule = Schedule((), 6)
+    weights: Optional[str] = None
+
+
+def label_game(line: str, s: LabelSettings) -> str:
+    """The position lines of one game record: every position before a move (passes included:
+    the side to move is X), with the game's result for the side to move, and a depth-limited
+    search score of the weights s.weights before the solve point when they are given."""
+    from othello_engine.engine import Limit
+    moves, black_diff, solve = parse_game(line)
+    search = None
+    if s.weights is not None:
+        search = process_engine("pattern", s.weights)
+        search.new_game()
+    out = []
+    for P, O, sign in list(game_positions(moves))[:-1]:
+        empties = 64 - _core.popcount(P | O)
+        result = sign * black_diff
+        score = NO_SCORE
+        depth = int(s.depth.at(empties))
+        if search is not None and empties > solve and depth > 0:
+            r = search.search(board_of(P, O), Limit(depth=depth))
+            score = f"{max(-9999, min(9999, r.score)):+07d}"
+        out.append(f"{cells_of(P, O)} {result:+03d} {score}\n")
+    return "".join(out)
+
+
+def _label_item(item: tuple[str, LabelSettings]) -> str:
+    return label_game(*item)
+
+
+def label(games_path: str, out_path: str, settings: LabelSettings, jobs: int = 1,
+          quiet: bool = False, limit: Optional[int] = None, cluster: Optional[str] = None) -> int:
+    """Label the games of games_path not yet in out_path (resumes by counting the games whose
+    positions are complete: a game's lines are written together). Returns the games labelled.
+    ``cluster``: a Ray address to label them on (see :func:`~othello_engine.train.runner.run_ordered`)."""
+    with open_text(games_path) as f:
+        games = [line for line in f if line.strip()]
+    if limit is not None:
+        games = games[:limit]
+    done_positions = complete_lines(out_path)
+    done = 0
+    n = 0
+    for line in games:           # how many whole games the existing file holds
+        count = game_plies(line)
+        if n + count > done_positions:
+            break
+        n += count
+        done += 1
+    if n != done_positions:
+        truncate_lines(out_path, n)
+    items = [(line, settings) for line in games[done:]]
+    with open_text(out_path, "at") as out:
+        return run_ordered(_label_item, items, out, jobs, "label", done, len(games), quiet,
+                           chunksize=8, cluster=cluster)

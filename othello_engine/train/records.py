@@ -1,0 +1,162 @@
+"""The training files: game records, position lines, and reading them back (plain or gzip, resumable)."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import os
+from typing import IO, Iterator
+
+from othello_engine import _core
+from othello_engine.board import BLACK, PASS, Board, OthelloError, clip_text, parse_square, square_name
+from othello_engine.notation import move_tokens
+
+POSITION_WIDTH = 77
+"""A position line: 64 cells, space, result (%+03d), space, search score (%+07d centi-discs, or
+'      -' when there is none), newline: fixed width, so that fit reads a file with numpy at once."""
+NO_SCORE = "      -"
+
+
+# --- files ---------------------------------------------------------------------------------------
+def open_text(path: str, mode: str = "r") -> IO[str]:
+    """A text file, gzip-compressed when its name ends in .gz."""
+    if path.endswith(".gz"):
+        return io.TextIOWrapper(gzip.GzipFile(path, mode.replace("t", "") + "b"), encoding="ascii")
+    return open(path, mode, encoding="ascii")
+
+
+def complete_lines(path: str) -> int:
+    """Number of whole lines in path (0 if it does not exist). A plain file whose last line was cut
+    short by an interrupted run is truncated to its last whole line, so that appending resumes it."""
+    if not os.path.exists(path):
+        return 0
+    if path.endswith(".gz"):
+        n = 0
+        try:
+            with gzip.open(path, "rb") as f:
+                for line in f:
+                    if line.endswith(b"\n"):
+                        n += 1
+        except (EOFError, OSError):   # a cut gzip stream: keep what could be read
+            pass
+        return n
+    with open(path, "rb+") as f:
+        data = f.read()
+        keep = data.rfind(b"\n") + 1
+        if keep != len(data):
+            f.truncate(keep)
+        return data.count(b"\n", 0, keep)
+
+
+def truncate_lines(path: str, lines: int) -> None:
+    """Cut a plain file after its first ``lines`` lines."""
+    with open(path, "rb+") as f:
+        data = f.read()
+        end = 0
+        for _ in range(lines):
+            end = data.index(b"\n", end) + 1
+        f.truncate(end)
+
+
+# --- game records ----------------------------------------------------------------------------------
+def parse_game(line: str) -> tuple[list[int], int, int]:
+    """(moves, black disc difference, solve empties) of a record line. The moves are read with the
+    package's one move-list grammar (:mod:`othello_engine.notation`); the records the pipeline
+    writes leave every pass out.
+
+    >>> parse_game("f5d6c3 +2 18")
+    ([37, 43, 18], 2, 18)
+    """
+    parts = line.split()
+    if len(parts) != 3:
+        raise ValueError(f"bad game record {clip_text(line.strip())!r}: expected <moves> <result> <solve>")
+    try:
+        moves = [parse_square(token) for token in move_tokens(parts[0])]
+    except OthelloError as exc:
+        raise ValueError(f"bad game record {clip_text(line.strip())!r}: {exc}") from None
+    return moves, int(parts[1]), int(parts[2])
+
+
+def game_positions(moves: list[int]) -> Iterator[tuple[int, int, int]]:
+    """(player, opponent, sign) before each move of the game and at its end; sign is +1 when Black
+    is to move. A forced pass is made where the record leaves it out (an explicit pass is taken
+    the same way, and yields no position of its own).
+
+    >>> [sign for _, _, sign in game_positions([37, 43])]
+    [1, -1, 1]
+    """
+    P, O = 0x0000000810000000, 0x0000001008000000
+    sign = 1
+    for move in moves:
+        if not _core.legal_moves(P, O):
+            P, O, sign = O, P, -sign
+            if move == PASS:
+                continue
+        elif move == PASS:
+            raise ValueError("a pass in a game record where the side to move has a legal move")
+        yield P, O, sign
+        if not (_core.legal_moves(P, O) >> move) & 1:
+            raise ValueError(f"illegal move {square_name(move)} in a game record")
+        P, O = _core.make_move(P, O, move)
+        sign = -sign
+    yield P, O, sign
+
+
+def game_plies(line: str) -> int:
+    """How many positions of a game record get a position line (one before each move, passes
+    implied)."""
+    moves, _, _ = parse_game(line)
+    return sum(1 for _ in game_positions(moves)) - 1
+
+
+# --- positions -------------------------------------------------------------------------------------
+def cells_of(P: int, O: int) -> str:
+    """64 cells a1..h8, X for the side to move, O for its opponent, - for empty."""
+    return "".join("X" if (P >> i) & 1 else "O" if (O >> i) & 1 else "-" for i in range(64))
+
+
+def board_of(P: int, O: int) -> Board:
+    """The 8x8 board with P to move (as Black)."""
+    return Board.from_discs(8, P, O, BLACK)
+
+
+def parse_cells(text: str) -> tuple[int, int]:
+    """(player, opponent) bitboards of 64 cells written by :func:`cells_of`."""
+    P = O = 0
+    for i, c in enumerate(text):
+        if c == "X":
+            P |= 1 << i
+        elif c == "O":
+            O |= 1 << i
+    return P, O
+
+
+def read_positions(path: str):
+    """(P, O, result, score, empties) numpy arrays of a position file; score is NaN where absent."""
+    import numpy as np
+    with open_text(path) as f:
+        raw = f.read().encode("ascii")
+    a = np.frombuffer(raw, dtype=np.uint8)
+    if len(a) % POSITION_WIDTH:
+        raise ValueError(f"{path}: not a position file of {POSITION_WIDTH}-byte lines")
+    a = a.reshape(-1, POSITION_WIDTH)
+    cells = a[:, :64]
+    weights = (np.uint64(1) << np.arange(64, dtype=np.uint64))
+    P = ((cells == ord("X")).astype(np.uint64) * weights).sum(axis=1, dtype=np.uint64)
+    O = ((cells == ord("O")).astype(np.uint64) * weights).sum(axis=1, dtype=np.uint64)
+    result = _ints(a[:, 65:68])
+    score = np.full(len(a), np.nan)
+    has = a[:, 75] != ord("-")
+    score[has] = _ints(a[has][:, 69:76]) / 100.0
+    empties = 64 - (cells != ord("-")).sum(axis=1)
+    return P, O, result, score, empties
+
+
+def _ints(field):
+    """Signed decimal numbers written with a sign and zero padding, one row each."""
+    import numpy as np
+    digits = field[:, 1:].astype(np.int64) - ord("0")
+    value = np.zeros(len(field), dtype=np.int64)
+    for k in range(digits.shape[1]):
+        value = value * 10 + digits[:, k]
+    return np.where(field[:, 0] == ord("-"), -value, value).astype(np.float64)
