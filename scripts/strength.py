@@ -12,7 +12,7 @@ opening is played twice with colours swapped. Opponents:
   rhino  gtp-rhino, GRhino's GTP front end (Debian package grhino), at --rhino-level with its
          opening book off; it plays by its level's search depths (--rhino-time puts it on a
          movetime the referee enforces); target: more than 50% of the points
-  zebra  Zebra (built by the user from GitHub lk16/zebra, see the README), through
+  zebra  Zebra (built by the user from GitHub lk16/zebra, see docs/development.md), through
          scripts/engines/zebra_ugi.py, at the same time per move (or --zebra-depth plies);
          --zebra PATH or $ZEBRA_BIN; target: at least 50% of the points
 

@@ -8,7 +8,7 @@ evaluation scores on the very same positions.
 
 Zebra has no command that prints its static evaluation, so the script compiles a small C
 program of ours (below) against the object files of a Zebra build (GitHub lk16/zebra, built as
-the README's "Zebra as an opponent" says: its `make` leaves the .o files in its directory) and
+docs/development.md ("Zebra as an opponent") says: its `make` leaves the .o files in its directory) and
 runs it there, where coeffs2.bin is. The program sets up each position as Zebra's own game
 files do and calls Zebra's `pattern_evaluation`, the function its search calls at the leaves
 (in 1/128 disc). Needs gcc and zlib's development files, as building Zebra does.

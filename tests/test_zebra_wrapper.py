@@ -44,7 +44,7 @@ def zebra_binary() -> Optional[str]:
 
 ZEBRA = zebra_binary()
 ZEBRA_NAME = Path(ZEBRA or "zebra").resolve().name[:15]     # as /proc/<pid>/stat names it
-needs_zebra = pytest.mark.skipif(ZEBRA is None, reason="no Zebra: set ZEBRA_BIN (see README, 'Zebra as an opponent')")
+needs_zebra = pytest.mark.skipif(ZEBRA is None, reason="no Zebra: set ZEBRA_BIN (see docs/development.md, 'Zebra as an opponent')")
 
 
 def load_wrapper() -> ModuleType:

@@ -1,7 +1,7 @@
 """A UCI/UGI engine process around Zebra, Gunnar Andersson's Othello program, one Zebra run per move.
 
-Zebra (GPL; public source: GitHub lk16/zebra, built by the user, see README "Zebra as an
-opponent") has a pattern evaluation, selective search and a fast endgame solver, but no engine
+Zebra (GPL; public source: GitHub lk16/zebra, built by the user, see docs/development.md, "Zebra
+as an opponent") has a pattern evaluation, selective search and a fast endgame solver, but no engine
 protocol. This script gives it one, so ``othello-match`` and ``scripts/strength.py`` can referee it
 like any other engine. It speaks the subset of protocol_spec.md sections 2-3 a match needs:
 
@@ -43,7 +43,7 @@ nodes, which the wrapper turns into ``info`` lines. Then:
 refused. Errors get an ``info string error: ...`` line and change nothing, as in protocol_spec.md
 section 6. Zebra needs a board with at least 4 discs (its move counter starts there); an 8x8
 board only. Each ``go`` pays Zebra's start-up (its evaluation tables are unpacked at every start):
-about 20 ms on an idle machine, see the README.
+about 20 ms on an idle machine, see docs/benchmarks.md.
 
     python scripts/engines/zebra_ugi.py --zebra /path/to/zebra [--data DIR] [--depth 10]
 
