@@ -77,6 +77,13 @@ cdef int mid_search(SearchState* st, board_t P, board_t O, int depth, int alpha,
         if pv and not st.aborted:
             pv_update(st, P, ply, st.pass_move)
         return v
+    if alpha >= EVAL_CAP:
+        # Only a proven wipeout-class score lies above the evaluation's cap, and no heuristic
+        # leaf can show one: a window up there never cuts, so the subtree would be searched
+        # move by move (a crushed position took 83 M nodes at depth 13). Claim "no better".
+        return alpha
+    if beta <= -EVAL_CAP:
+        return beta
     if depth == 1:
         return mid_leaf_parent(st, P, O, moves, alpha, beta, ply, pv)
 

@@ -30,6 +30,8 @@ cdef int MID_SORT_SEARCH = 99
 cdef int MID_SORT_DEEP = 99
 cdef int MID_SORT_DEPTH = 1
 cdef int MID_SORT_MOB = 16
+# The evaluation's clamp (centi-discs): no heuristic score goes beyond it.
+cdef int EVAL_CAP = 6300
 cdef int MPC_MIN_DEPTH = 4
 # Probcut's margin (centi-discs): with the pattern evaluation, 3 discs against 5 scored +39 +/- 32
 # Elo in 400 games at 0.1 s a move (2, 4 and 6.5 discs: +17, +7 and -31, 200 games each).

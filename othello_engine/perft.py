@@ -6,7 +6,7 @@ import time
 from dataclasses import dataclass
 from typing import Callable, Optional
 
-from othello_engine.board import PASS, Board, perft_count, play_move, square_name
+from othello_engine.board import PASS, Board, perft_count, play_move
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import importlib.util
 import math
+import random
+from pathlib import Path
 from statistics import NormalDist
 
 import pytest
@@ -70,25 +73,55 @@ def test_sprt_bounds() -> None:
     assert q.lower_bound == pytest.approx(math.log(0.10 / 0.95))
 
 
-def _llr_by_games(results: list[float], elo0: float, elo1: float) -> float:
-    """The same normal model summed game by game: sum of log N(x; s1, var) - log N(x; s0, var)."""
-    n = len(results)
-    mean = sum(results) / n
-    var = sum((x - mean) ** 2 for x in results) / n
-    s0, s1 = ms.expected_score(elo0), ms.expected_score(elo1)
-    return sum(((x - s0) ** 2 - (x - s1) ** 2) / (2 * var) for x in results)
+def _best_loglik_trinomial(losses: int, draws: int, wins: int, s: float) -> float:
+    """The highest log-likelihood of L-D-W over trinomials of mean score s, by a fine grid
+    over the draw probability (p_win = s - p_draw/2, p_loss = 1 - s - p_draw/2)."""
+    best = -math.inf
+    top = 2 * min(s, 1 - s)
+    for k in range(1, 200000):
+        d = top * k / 200000
+        w, l = s - d / 2, 1 - s - d / 2
+        if w <= 0 or l <= 0:
+            continue
+        best = max(best, wins * math.log(w) + draws * math.log(d) + losses * math.log(l))
+    return best
 
 
 @pytest.mark.parametrize("w,l,d", [(100, 100, 100), (30, 20, 50), (12, 25, 3), (120, 80, 200)])
-def test_sprt_llr_two_routes(w: int, l: int, d: int) -> None:
-    games = [1.0] * w + [0.0] * l + [0.5] * d
-    assert ms.sprt_llr(w, l, d, 0, 10) == pytest.approx(_llr_by_games(games, 0, 10), rel=1e-9)
+def test_the_gsprt_is_the_ratio_of_the_best_likelihoods(w: int, l: int, d: int) -> None:
+    s0, s1 = ms.expected_score(0), ms.expected_score(10)
+    want = _best_loglik_trinomial(l, d, w, s1) - _best_loglik_trinomial(l, d, w, s0)
+    assert ms.sprt_llr(w, l, d, 0, 10) == pytest.approx(want, abs=1e-4)
 
 
-def test_sprt_llr_hand_value() -> None:
-    # W = L = D = 100: s = 0.5, var = 1/6; s1 = 1/(1+10^(-1/40)) = 0.5143868;
-    # LLR = 300 * 0.0143868 * (-0.0143868) / (1/3) = -0.18629
-    assert ms.sprt_llr(100, 100, 100, 0, 10) == pytest.approx(-0.18629, abs=1e-5)
+@pytest.mark.parametrize("seed", range(5))
+def test_the_pentanomial_fit_has_the_mean_and_no_better_neighbour(seed: int) -> None:
+    rng = random.Random(seed)
+    counts = [rng.randint(1, 40) for _ in range(5)]
+    freqs = [c / sum(counts) for c in counts]
+    s = rng.uniform(0.3, 0.7)
+    p = ms._nearest_with_mean(freqs, ms.PAIR_SCORES, s)
+    assert sum(p) == pytest.approx(1.0, abs=1e-9)
+    assert sum(q * v for q, v in zip(p, ms.PAIR_SCORES)) == pytest.approx(s, abs=1e-9)
+
+    def loglik(q: list[float]) -> float:
+        return sum(f * math.log(x) for f, x in zip(freqs, q))
+
+    # moving mass between outcomes without changing the total or the mean never does better
+    for _ in range(200):
+        i, j, k = rng.sample(range(5), 3)
+        vi, vj, vk = (ms.PAIR_SCORES[x] for x in (i, j, k))
+        # a direction with zero sum and zero mean: e_i*a + e_j*b + e_k*c
+        a = vk - vj
+        b = vi - vk
+        c = vj - vi
+        eps = 1e-4 * rng.choice((-1, 1))
+        q = list(p)
+        q[i] += eps * a
+        q[j] += eps * b
+        q[k] += eps * c
+        if min(q) > 0:
+            assert loglik(q) <= loglik(p) + 1e-12
 
 
 def test_sprt_verdicts() -> None:
@@ -97,10 +130,38 @@ def test_sprt_verdicts() -> None:
     assert ms.sprt(100, 300, 100, p).verdict == "H0"
     assert ms.sprt(10, 10, 10, p).verdict is None
     assert ms.sprt(0, 0, 0, p).llr == 0.0
-    # a clean sweep still moves the test (regularised by half a win and half a loss)
-    assert ms.sprt(30, 0, 0, p).verdict == "H1"
-    assert ms.sprt(0, 30, 0, p).verdict == "H0"
+    # a clean sweep moves the test, without making either hypothesis impossible
+    assert 0 < ms.sprt(30, 0, 0, p).llr < math.inf and ms.sprt(0, 30, 0, p).llr < 0
+    assert ms.sprt_pairs((0, 0, 0, 0, 20), ms.SprtParams(0, 250)).verdict == "H1"
     assert "H1 accepted" in str(ms.sprt(300, 100, 100, p))
+    with pytest.raises(ms.StatsError):
+        ms.sprt_pairs((1, 2, 3), p)
+
+
+def test_five_games_of_equal_engines_decide_nothing() -> None:
+    """The reproducer: two identical engines went 0-4-1 and the old test accepted H0 (LLR -3.89)."""
+    assert ms.sprt(0, 4, 1, ms.SprtParams(0, 50)).verdict is None
+    assert ms.sprt_pairs((2, 0, 0, 0, 0), ms.SprtParams(0, 50)).verdict is None
+
+
+def _simulation():
+    path = Path(__file__).resolve().parent.parent / "scripts" / "sprt_simulation.py"
+    spec = importlib.util.spec_from_file_location("sprt_simulation", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("true_elo, wrong", [(0.0, "H1"), (50.0, "H0")])
+def test_simulated_error_rates_hold(true_elo: float, wrong: str) -> None:
+    """300 simulated matches with correlated game pairs (scripts/sprt_simulation.py has the
+    large runs): the wrong verdict stays within alpha = beta = 5% plus three standard errors,
+    and no test stops within 20 games (the old test did 8.7% of the time)."""
+    sim = _simulation()
+    r = sim.simulate(true_elo, ms.SprtParams(0, 50), runs=300, pairs=True, draw_elo=30, bias_sd=100,
+                     max_games=20000, seed=7)
+    assert r[wrong] <= 0.05 + 3 * math.sqrt(0.05 * 0.95 / 300)
+    assert r["within20"] == 0.0
 
 
 def test_sprt_params_parse_and_reject() -> None:

@@ -98,7 +98,7 @@ class EngineProcess:
 
     def __init__(self, args: Iterable[str] = (),
                  preexec_fn: Optional[Callable[[], None]] = None) -> None:
-        self.proc = subprocess.Popen([sys.executable, "-m", "othello_engine", *args],
+        self.proc = subprocess.Popen([sys.executable, "-P", "-m", "othello_engine", *args],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, bufsize=0, preexec_fn=preexec_fn)
         self.lines: "queue.Queue[tuple[float, Optional[str]]]" = queue.Queue()

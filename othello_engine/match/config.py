@@ -183,6 +183,11 @@ class MatchConfig:
             return [(0, j) for j in range(1, n)]
         return list(itertools.combinations(range(n), 2))
 
+    def pair_of(self, number: int) -> int:
+        """The game pair of game ``number`` within its pairing: :meth:`schedule` plays each
+        opening twice in a row for every pairing, the colours swapped."""
+        return (number - 1) // len(self.pairings()) // 2
+
     def schedule(self) -> list[Job]:
         """(game number, black index, white index, opening), round by round over the pairings."""
         out: list[Job] = []

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Optional
 
-from othello_engine.board import PASS, Board, OthelloError, canonical, clip_text, square_name
+from othello_engine.board import PASS, Board, OthelloError, canonical, clip_text
 from othello_engine.match.config import MatchError, Opening
 from othello_engine.notation import MoveListError, parse_position, play_moves
 

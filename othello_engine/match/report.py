@@ -11,7 +11,8 @@ import shlex
 from dataclasses import asdict, dataclass, field
 from typing import Optional
 
-from othello_engine.match.stats import EloEstimate, SprtResult, draw_ratio, elo_estimate, los, score_of
+from othello_engine.match.stats import (EloEstimate, SprtResult, draw_ratio, elo_estimate, los, pair_outcome,
+                                        score_of)
 from othello_engine.match.config import MatchConfig
 from othello_engine.match.records import GameResult
 
@@ -28,9 +29,19 @@ class PairingStats:
     disc_sum: int = 0
     disc_games: int = 0
     forfeits: dict[str, int] = field(default_factory=dict)
+    pentanomial: list[int] = field(default_factory=lambda: [0] * 5)
+    _half_pairs: dict[int, float] = field(default_factory=dict, repr=False)
 
-    def add(self, game: GameResult) -> None:
+    def add(self, game: GameResult, pair: Optional[int] = None) -> None:
+        """Count ``game``; ``pair`` identifies its game pair (the same opening with the colours
+        swapped), whose pentanomial outcome is counted when both its games are in."""
         s = game.score_for(self.first)
+        if pair is not None:
+            other = self._half_pairs.pop(pair, None)
+            if other is None:
+                self._half_pairs[pair] = s
+            else:
+                self.pentanomial[pair_outcome(s, other)] += 1
         if s == 1.0:
             self.wins += 1
         elif s == 0.0:
@@ -59,7 +70,7 @@ class PairingStats:
                 "los": los(self.wins, self.losses),
                 "draw_ratio": draw_ratio(self.wins, self.losses, self.draws),
                 "disc_mean": self.disc_sum / self.disc_games if self.disc_games else None,
-                "forfeits": dict(self.forfeits)}
+                "forfeits": dict(self.forfeits), "pentanomial": list(self.pentanomial)}
 
 
 def _json_float(x: float) -> Optional[float]:
@@ -100,7 +111,7 @@ class MatchResult:
                 "elo0": cfg.sprt.elo0, "elo1": cfg.sprt.elo1, "alpha": cfg.sprt.alpha,  # type: ignore[union-attr]
                 "beta": cfg.sprt.beta, "llr": round(self.sprt.llr, 4),  # type: ignore[union-attr]
                 "lower": round(self.sprt.lower, 4), "upper": round(self.sprt.upper, 4),
-                "verdict": self.sprt.verdict},
+                "verdict": self.sprt.verdict, "model": self.sprt.model},
             "games": [{k: v for k, v in asdict(g).items() if k != "ggf"} | {"result": g.result_text}
                       for g in self.games],
         }
@@ -136,7 +147,8 @@ def format_report(result: MatchResult) -> str:
                          f"{g.reason}")
     if result.sprt is not None and cfg.sprt is not None:
         lines.append(f"SPRT elo0={cfg.sprt.elo0:g} elo1={cfg.sprt.elo1:g} alpha={cfg.sprt.alpha:g} "
-                     f"beta={cfg.sprt.beta:g}: {result.sprt}")
+                     f"beta={cfg.sprt.beta:g}: {result.sprt} ({result.sprt.model}: "
+                     f"{sum(result.pairings[0].pentanomial)} game pairs)")
     return "\n".join(lines)
 
 

@@ -16,7 +16,7 @@ from othello_engine.match.config import Job, MatchConfig, MatchError
 from othello_engine.match.records import GameResult
 from othello_engine.match.referee import play_job, start_player
 from othello_engine.match.report import MatchResult, PairingStats
-from othello_engine.match.stats import sprt
+from othello_engine.match.stats import sprt_pairs
 
 
 def run_match(config: MatchConfig, on_game: Optional[Callable[[GameResult, MatchResult], None]] = None,
@@ -41,10 +41,10 @@ def run_match(config: MatchConfig, on_game: Optional[Callable[[GameResult, Match
             if game.termination == "aborted":
                 return
             result.games.append(game)
-            result.pairing_of(game.black, game.white).add(game)
+            result.pairing_of(game.black, game.white).add(game, pair=config.pair_of(game.number))
             if config.sprt is not None and not no_more.is_set():  # the SPRT ends at its crossing
                 p = result.pairings[0]
-                result.sprt = sprt(p.wins, p.losses, p.draws, config.sprt)
+                result.sprt = sprt_pairs(p.pentanomial, config.sprt)
                 if result.sprt.verdict and not no_more.is_set():
                     result.stopped_early = f"SPRT: {result.sprt.verdict} accepted"
                     no_more.set()  # games in progress still finish and count

@@ -1,4 +1,4 @@
-"""Match statistics as pure functions: Elo difference and its margin, LOS, draw ratio, SPRT.
+"""Match statistics as pure functions: Elo difference and its margin, LOS, draw ratio, the GSPRT.
 
 All Elo figures use the logistic model: a rating difference ``d`` gives the stronger side an
 expected score ``1 / (1 + 10 ** (-d / 400))``. Scores count a win 1, a draw 1/2, a loss 0.
@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from statistics import NormalDist
-from typing import Optional
+from typing import Optional, Sequence
 
 from othello_engine.textnum import ascii_float
 
@@ -163,40 +163,110 @@ class SprtParams:
 @dataclass(frozen=True)
 class SprtResult:
     """The log-likelihood ratio so far, the bounds, and the verdict: ``"H1"`` (elo1 holds: the
-    first engine is stronger), ``"H0"`` (elo0 holds), or None (keep playing)."""
+    first engine is stronger), ``"H0"`` (elo0 holds), or None (keep playing). ``model`` names the
+    outcomes counted: ``"pentanomial"`` (game pairs) or ``"trinomial"`` (single games)."""
 
     llr: float
     lower: float
     upper: float
     verdict: Optional[str]
+    model: str = "trinomial"
 
     def __str__(self) -> str:
         tail = {"H1": "H1 accepted", "H0": "H0 accepted", None: "continue"}[self.verdict]
         return f"LLR {self.llr:.2f} ({self.lower:.2f}, {self.upper:.2f}) {tail}"
 
 
-def sprt_llr(wins: int, losses: int, draws: int, elo0: float, elo1: float) -> float:
-    """The generalized log-likelihood ratio of elo1 over elo0 for W-L-D, with game scores taken
-    as normal with the sample's variance (the normalized GSPRT of fishtest's trinomial model):
-    ``N (s1 - s0) (2 s - s0 - s1) / (2 var)``. A sample with no variance yet (every game the
-    same result) gets half a win and half a loss added, so a clean sweep still moves the test."""
-    n = _check_counts(wins, losses, draws)
+GAME_SCORES = (0.0, 0.5, 1.0)
+"""The score of one game, in the order counts are given: a loss, a draw, a win."""
+
+PAIR_SCORES = (0.0, 0.25, 0.5, 0.75, 1.0)
+"""The mean score per game of a game pair (one opening played once with each colour): 0, 1/2, 1,
+3/2 or 2 points out of 2, in the order pentanomial counts are given."""
+
+_UNSEEN = 1e-3
+"""The count an outcome not seen yet is given, so that each keeps a probability (without it a
+clean sweep would make one hypothesis impossible)."""
+
+
+def _nearest_with_mean(freqs: Sequence[float], values: Sequence[float], s: float) -> list[float]:
+    """The distribution over ``values`` of mean ``s`` that gives the observed frequencies the
+    highest likelihood: ``p_i = f_i / (1 + lam (v_i - s))``, where ``lam`` is the root of
+    ``sum_i p_i (v_i - s) = 0`` in the interval that keeps every ``p_i`` positive."""
+    lo = -1.0 / (max(values) - s)
+    hi = 1.0 / (s - min(values))
+
+    def excess(lam: float) -> float:  # falls as lam rises: one root, found by bisection
+        return sum(f * (v - s) / (1.0 + lam * (v - s)) for f, v in zip(freqs, values))
+
+    for _ in range(100):
+        mid = 0.5 * (lo + hi)
+        if excess(mid) > 0:
+            lo = mid
+        else:
+            hi = mid
+    lam = 0.5 * (lo + hi)
+    return [f / (1.0 + lam * (v - s)) for f, v in zip(freqs, values)]
+
+
+def gsprt_llr(counts: Sequence[int], values: Sequence[float], elo0: float, elo1: float) -> float:
+    """The generalized log-likelihood ratio of elo1 over elo0 for outcome ``counts`` over
+    outcome ``values`` (GAME_SCORES for single games, PAIR_SCORES for game pairs). Each hypothesis
+    gets the distribution of its mean score that makes the sample most likely; the LLR is the log
+    of the ratio of those two likelihoods (the GSPRT of the chess engine testing frameworks).
+
+    >>> gsprt_llr((0, 0, 0), GAME_SCORES, 0, 10)
+    0.0
+    >>> gsprt_llr((10, 20, 40, 20, 10), PAIR_SCORES, 0, 10) < 0 < gsprt_llr((5, 20, 40, 20, 15), PAIR_SCORES, 0, 10)
+    True
+    """
+    if any(c < 0 for c in counts):
+        raise StatsError(f"negative count in {tuple(counts)}")
+    n = sum(counts)
     if n == 0:
         return 0.0
-    if (wins == n or losses == n or draws == n):
-        w, l, d = wins + 0.5, losses + 0.5, float(draws)
-        n = n + 1
-    else:
-        w, l, d = float(wins), float(losses), float(draws)
-    s = (w + 0.5 * d) / n
-    var = (w * (1 - s) ** 2 + d * (0.5 - s) ** 2 + l * s ** 2) / n
+    weights = [c if c else _UNSEEN for c in counts]
+    total = sum(weights)
+    freqs = [w / total for w in weights]
     s0, s1 = expected_score(elo0), expected_score(elo1)
-    return n * (s1 - s0) * (2.0 * s - s0 - s1) / (2.0 * var)
+    p0 = _nearest_with_mean(freqs, values, s0)
+    p1 = _nearest_with_mean(freqs, values, s1)
+    return n * sum(f * math.log(a / b) for f, a, b in zip(freqs, p1, p0))
+
+
+def sprt_llr(wins: int, losses: int, draws: int, elo0: float, elo1: float) -> float:
+    """The GSPRT's log-likelihood ratio of elo1 over elo0 for W-L-D counted game by game
+    (the trinomial model)."""
+    _check_counts(wins, losses, draws)
+    return gsprt_llr((losses, draws, wins), GAME_SCORES, elo0, elo1)
+
+
+def pair_outcome(first: float, second: float) -> int:
+    """The pentanomial class (0..4) of a game pair from the first engine's two game scores.
+
+    >>> pair_outcome(1.0, 0.5)
+    3
+    """
+    return round(2 * (first + second))
+
+
+def _verdict(llr: float, params: SprtParams, model: str) -> SprtResult:
+    lo, hi = params.lower_bound, params.upper_bound
+    verdict = "H1" if llr >= hi else "H0" if llr <= lo else None
+    return SprtResult(llr, lo, hi, verdict, model)
 
 
 def sprt(wins: int, losses: int, draws: int, params: SprtParams) -> SprtResult:
-    """The SPRT's state after W-L-D (counted for the first engine)."""
-    llr = sprt_llr(wins, losses, draws, params.elo0, params.elo1)
-    lo, hi = params.lower_bound, params.upper_bound
-    verdict = "H1" if llr >= hi else "H0" if llr <= lo else None
-    return SprtResult(llr, lo, hi, verdict)
+    """The SPRT's state after W-L-D (counted for the first engine), game by game. A match
+    whose games come in pairs uses :func:`sprt_pairs` instead."""
+    return _verdict(sprt_llr(wins, losses, draws, params.elo0, params.elo1), params, "trinomial")
+
+
+def sprt_pairs(pentanomial: Sequence[int], params: SprtParams) -> SprtResult:
+    """The SPRT's state after game pairs: ``pentanomial[k]`` pairs scored k/2 points of 2 by the
+    first engine (see :func:`pair_outcome`). Pairs played on the same opening with the colours
+    swapped share the opening's bias; counting them as pairs takes it into account, where
+    counting their games apart overstates how much the games tell."""
+    if len(pentanomial) != 5:
+        raise StatsError(f"a pentanomial has 5 counts, got {len(pentanomial)}")
+    return _verdict(gsprt_llr(pentanomial, PAIR_SCORES, params.elo0, params.elo1), params, "pentanomial")
