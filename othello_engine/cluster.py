@@ -26,6 +26,7 @@ import json
 import logging
 import os
 import socket
+import tempfile
 import time
 from typing import Any, Callable, Iterable, Iterator, Optional, TypeVar
 
@@ -97,11 +98,33 @@ def connect(address: str, num_cpus: Optional[int] = None) -> bool:
     else:
         raise ClusterError(f"bad cluster address {address!r}: expected local, auto, "
                            "ray://HOST:PORT or HOST:PORT")
+    # Ray puts the driver's working directory on every worker's sys.path as it connects: join
+    # from a private empty one, so that a folder named like the package where the user runs
+    # the command is never imported by the workers.
+    # (It stays: a local instance's processes keep it as their working directory.)
+    here = os.getcwd()
+    os.chdir(_private_directory())
     try:
         ray.init(**kwargs)
     except Exception as exc:  # Ray raises ConnectionError, RuntimeError, ValueError...
         raise ClusterError(f"cannot join the Ray cluster at {address!r}: {exc}") from None
+    finally:
+        os.chdir(here)
     return True
+
+
+def _private_directory() -> str:
+    """An empty directory only this user can write to, made once in the temporary folder."""
+    uid = os.getuid() if hasattr(os, "getuid") else 0
+    path = os.path.join(tempfile.gettempdir(), f"othello-engine-cluster-{uid}")
+    try:
+        os.mkdir(path, 0o700)
+    except FileExistsError:
+        pass
+    info = os.lstat(path)
+    if not os.path.isdir(path) or os.path.islink(path) or info.st_uid != uid or os.listdir(path):
+        path = tempfile.mkdtemp(prefix="othello-engine-cluster-")
+    return path
 
 
 def _probe(host_port: str, timeout: float = 5.0) -> None:

@@ -107,7 +107,7 @@ def main() -> int:
     print(f"Ray start-up (--cluster local, {args.slots} CPUs): {time.perf_counter() - t0:.2f} s  "
           f"[{load()}]", flush=True)
 
-    engine = f"{sys.executable} -m othello_engine"
+    engine = f"{sys.executable} -P -m othello_engine"
     config, _ = match_cli.config_from_argv(
         ["--engine", f"cmd={engine}", "name=d1", "depth=1", "--engine", f"cmd={engine}", "name=d2",
          "depth=2", "--games", str(args.games), "--concurrency", str(args.slots)])

@@ -13,7 +13,7 @@ import time
 
 def start_to_uciok(env: dict[str, str]) -> float:
     t = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-m", "othello_engine"], stdin=subprocess.PIPE,
+    proc = subprocess.Popen([sys.executable, "-P", "-m", "othello_engine"], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, env=env)
     assert proc.stdin is not None and proc.stdout is not None
     proc.stdin.write(b"uci\n")

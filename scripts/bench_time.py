@@ -25,7 +25,7 @@ from typing import Optional
 
 from othello_engine.board import BLACK, PASS, Board, square_name
 
-ENGINE = [sys.executable, "-m", "othello_engine"]
+ENGINE = [sys.executable, "-P", "-m", "othello_engine"]
 
 
 class Player:

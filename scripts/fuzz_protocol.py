@@ -30,7 +30,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
-ENGINE = [sys.executable, "-m", "othello_engine"]
+ENGINE = [sys.executable, "-P", "-m", "othello_engine"]
 TIMEOUT = 10.0
 """Seconds the engine has to answer isready/ping after a hostile line."""
 

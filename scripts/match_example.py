@@ -21,7 +21,7 @@ def main() -> int:
     ap.add_argument("--games", type=int, default=16)
     ap.add_argument("--ggf", default="example.ggf")
     args = ap.parse_args()
-    engine = (sys.executable, "-m", "othello_engine")
+    engine = (sys.executable, "-P", "-m", "othello_engine")
     openings, _ = load_openings()
     config = MatchConfig(
         engines=(EngineSpec("depth6", engine, tc=TimeControl(depth=6), options=(("Hash", "16"),)),

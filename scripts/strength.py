@@ -209,7 +209,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="the directory holding Zebra's coeffs2.bin (default: $ZEBRA_DATA, else the binary's)")
     ap.add_argument("--zebra-depth", type=int, metavar="N",
                     help="Zebra searches N plies a move instead of --time seconds")
-    ap.add_argument("--ours", default=shlex.join([sys.executable, "-m", "othello_engine"]), metavar="CMD",
+    ap.add_argument("--ours", default=shlex.join([sys.executable, "-P", "-m", "othello_engine"]), metavar="CMD",
                     help="our engine's command line (default: this Python's -m othello_engine)")
     ap.add_argument("--concurrency", type=int, default=1, help="games played at once (default 1)")
     ap.add_argument("--margin", type=float, default=0.5,

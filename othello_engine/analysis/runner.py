@@ -7,7 +7,6 @@ in, one :class:`Record` out, never an exception.
 
 from __future__ import annotations
 
-import sys
 import threading
 import time
 from dataclasses import dataclass, field
@@ -17,10 +16,11 @@ from othello_engine.analysis.inputs import Position, clip_input
 from othello_engine.analysis.records import Record, final_record, make_record
 from othello_engine.board import PASS, square_name
 from othello_engine.client import (EngineClient, EngineError, EngineTerminatedError, EngineTimeoutError,
-                                   Limit)
+                                   Limit, python_command)
 
-DEFAULT_ENGINE = [sys.executable, "-m", "othello_engine"]
-"""The engine command when none is given: this package's engine, in this interpreter."""
+DEFAULT_ENGINE = python_command()
+"""The engine command when none is given: this package's engine, in this interpreter, with the
+working directory off the path."""
 
 
 @dataclass(frozen=True)

@@ -11,9 +11,9 @@ The layers, as in python-chess's ``chess.engine``:
   NBoard engines for the match referee, with :class:`EngineSpec` and :class:`TimeControl`;
 - :mod:`~othello_engine.client.errors`: what the client raises.
 
->>> import sys
+>>> from othello_engine.client import python_command
 >>> from othello_engine.board import Board
->>> with EngineClient.popen([sys.executable, "-m", "othello_engine"]) as engine:
+>>> with EngineClient.popen(python_command()) as engine:
 ...     engine.play(Board(), Limit(depth=1)).move in Board().legal_moves()
 True
 """
@@ -25,7 +25,7 @@ from othello_engine.client.players import (PROTOCOLS, DriverError, EngineCrashed
                                            EngineTimeout, GtpPlayer, MoveRequest, NBoardPlayer,
                                            Player, Reply, TimeControl, UciPlayer, limit_of,
                                            make_player)
-from othello_engine.client.process import EngineProcess, ProtocolEngine
+from othello_engine.client.process import EngineProcess, ProtocolEngine, python_command
 from othello_engine.client.uci import AnalysisStream, EngineClient
 from othello_engine.client.wire import (Info, Option, PlayResult, go_command, move_token,
                                         parse_info, parse_option, position_command)
@@ -33,7 +33,7 @@ from othello_engine.engine import Limit
 
 __all__ = [
     "EngineError", "EngineTerminatedError", "EngineTimeoutError", "IllegalEngineMoveError",
-    "EngineProcess", "ProtocolEngine", "EngineClient", "Limit", "Info", "Option", "PlayResult",
+    "EngineProcess", "ProtocolEngine", "python_command", "EngineClient", "Limit", "Info", "Option", "PlayResult",
     "AnalysisStream", "position_command", "go_command", "parse_info", "parse_option", "move_token",
     "PROTOCOLS", "DriverError", "EngineFailure", "EngineCrashed", "EngineTimeout",
     "EngineProtocolError", "EngineStartError", "TimeControl", "MoveRequest", "Reply", "EngineSpec",

@@ -15,6 +15,7 @@ import queue
 import shlex
 import signal
 import subprocess
+import sys
 import threading
 import time
 import weakref
@@ -26,6 +27,13 @@ __all__ = ["Command", "LogCallback", "EngineProcess", "ProtocolEngine", "MAX_LIN
            "QUIT_WAIT", "TERMINATE_WAIT"]
 
 Command = Union[str, Sequence[str]]
+
+def python_command(module: str = "othello_engine") -> list[str]:
+    """The command that runs ``python -m module`` in this interpreter with the working directory
+    kept off ``sys.path`` (``-P``), so that a folder named like the package where the user
+    happens to be is never imported in place of the installed package."""
+    return [sys.executable, "-P", "-m", module]
+
 LogCallback = Callable[[str, str], None]
 """Called with (direction, line) for every line: direction ``">"`` sent, ``"<"`` received,
 ``"!"`` the engine's stderr."""

@@ -3,9 +3,9 @@
 :class:`EngineClient` does the handshake, sets options, and searches (``play``, ``analyse``,
 or a streaming :class:`AnalysisStream`) on an :class:`~othello_engine.client.process.EngineProcess`:
 
->>> import sys
+>>> from othello_engine.client import python_command
 >>> from othello_engine.board import Board, square_name
->>> with EngineClient.popen([sys.executable, "-m", "othello_engine"]) as engine:
+>>> with EngineClient.popen(python_command()) as engine:
 ...     result = engine.play(Board(), Limit(depth=2))
 ...     square_name(result.move) in ("d3", "c4", "f5", "e6")
 True
@@ -262,7 +262,7 @@ class EngineClient(ProtocolEngine):
         leaving the block stops the search and waits for the engine to finish it.
 
         >>> import sys
-        >>> with EngineClient.popen([sys.executable, "-m", "othello_engine"]) as engine:
+        >>> with EngineClient.popen(python_command()) as engine:
         ...     with engine.analysis(Board()) as stream:
         ...         for info in stream:
         ...             if info.depth and info.depth >= 3:
