@@ -141,6 +141,13 @@ cdef object search_run(Search self, board_t P, board_t O, board_t root_moves, in
             if st.aborted:
                 break
             v = st.root[0].score
+            if (v <= alpha and alpha > -SCORE_INF or v >= beta and beta < SCORE_INF) and (
+                    v >= EVAL_CAP or v <= -EVAL_CAP):
+                # beyond the evaluation's cap only a proven score can stand, and windows up
+                # there prune (see mid_search): search once with no window at all, or the
+                # window could bounce between the cap and a proven wipeout for ever
+                alpha, beta = -SCORE_INF, SCORE_INF
+                continue
             if v <= alpha and alpha > -SCORE_INF:
                 delta *= 2
                 if self.threads == 1 or board_t is not u64:

@@ -33,3 +33,24 @@ def test_a_lopsided_position_is_no_slower_than_an_even_one(crushed: str) -> None
         e.close()
     assert score >= 6000, "the position is meant to be won at the cap for the side to move"
     assert lopsided <= even, (lopsided, even)
+
+
+# Black wipes white out with f5 (a proven +64 beyond the cap), and a lopsided position where
+# proven wipeouts and capped evaluations meet in one tree: the root's windows used to bounce
+# between the cap and the wipeout until their width overflowed (an internal error in a GTP game).
+WIPEOUT_IN_ONE = "8/8/8/3xo3/8/8/8/8 x"
+
+
+@pytest.mark.parametrize("fen", [WIPEOUT_IN_ONE, CRUSHED, CRUSHED_WHITE])
+def test_every_depth_ends_with_a_move(fen: str) -> None:
+    e = EngineProcess()
+    try:
+        e.ask("uci", lambda line: line == "uciok")
+        e.send(f"position fen {fen}")
+        for depth in range(1, 15):
+            e.send(f"go depth {depth}")
+            lines, _ = e.until(lambda line: line.startswith("bestmove"), timeout=120)
+            assert not any("error" in line for line in lines), lines
+            assert lines[-1] != "bestmove (none)"
+    finally:
+        e.close()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import re
 import sys
+import threading
 import time
 from dataclasses import dataclass
 from typing import Callable, Final, Optional
@@ -73,9 +74,12 @@ def vertex_text(move: Square, size: int = 8) -> str:
     return "pass" if move == PASS else square_name(move, size).upper()
 
 
-def _seconds(text: str, what: str) -> float:
+def _seconds(text: str, what: str, overdrawn: bool = False) -> float:
+    """Seconds >= 0 from text; with ``overdrawn``, a negative time reads as 0."""
     number = ascii_float(text)  # ASCII digits only: float() also reads '٣'
     value = math.nan if number is None else number
+    if overdrawn and -MAX_SECONDS <= value < 0:
+        value = 0.0
     if not (math.isfinite(value) and 0 <= value <= MAX_SECONDS):
         raise GtpError(f"syntax error: bad {what} {clip_text(text, QUOTE)!r}: expected seconds >= 0")
     return value
@@ -153,6 +157,8 @@ class GtpSession:
         self.settings: Optional[TimeSettings] = None
         """None: no time limits (each move takes DEFAULT_MOVE_TIME)."""
         self.clocks: dict[Color, Optional[Clock]] = {BLACK: None, WHITE: None}
+        self.input_closed = threading.Event()
+        """Set when the controller closed our input: no one waits for a long answer any more."""
         self._commands: dict[str, Callable[[list[str]], str]] = {
             name: getattr(self, "cmd_" + name) for name in COMMANDS if name != "quit"}
         if self.engine.evaluation_unavailable:
@@ -196,6 +202,12 @@ class GtpSession:
     def close(self) -> None:
         self.engine.stop()
         self.engine.wait()
+
+    def end_of_input(self) -> None:
+        """The input is closed (called from the reading thread): stop a running search at once
+        and make the rest short, as UCI stops ``go`` at the end of its input."""
+        self.input_closed.set()
+        self.engine.stop()
 
     def _need(self, args: list[str], n: int, usage: str) -> None:
         if len(args) < n:
@@ -311,7 +323,8 @@ class GtpSession:
         if board.must_pass():
             move = PASS
         else:
-            result = self.engine.search(board, self.limit_for(color))
+            limit = Limit(depth=1) if self.input_closed.is_set() else self.limit_for(color)
+            result = self.engine.search(board, limit)
             move = result.best_move if result.best_move in board.legal_moves() else board.legal_moves()[0]
         if play:
             board.push(move)
@@ -340,7 +353,8 @@ class GtpSession:
 
     def cmd_time_left(self, args: list[str]) -> str:
         self._need(args, 3, "time_left <color> <time> <stones>")
-        color, left, stones = parse_color(args[0]), _seconds(args[1], "time"), _stones(args[2])
+        # an overdrawn clock (a negative time) is an empty one, as UCI reads wtime/btime
+        color, left, stones = parse_color(args[0]), _seconds(args[1], "time", overdrawn=True), _stones(args[2])
         if self.settings is None:
             # a clock the controller keeps although no time limits were set: honour it
             self.settings = TimeSettings(left, 0.0, 0) if stones == 0 else TimeSettings(0.0, left, stones)

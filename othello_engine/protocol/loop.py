@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import queue
 import sys
 import threading
 from typing import IO, Iterator, Optional
@@ -13,7 +14,7 @@ MAX_LINE = 1 << 20
 """Longest input line kept (bytes); the rest of a longer line is read and dropped."""
 
 USAGE = """usage: othello-engine [--nboard | --gtp] [--threads N]
-       othello-engine perft|match|analyze|book|play ... (each with --help)
+       othello-engine perft|match|analyze|book|play|train ... (each with --help)
 
 Without arguments the engine reads commands on standard input and answers on standard output:
 the UCI-like protocol (start with 'uci'), its UGI dialect ('ugi'), NBoard ('nboard 2', or from
@@ -67,6 +68,85 @@ def input_lines(stream: IO[bytes], limit: int = MAX_LINE) -> Iterator[str]:
         yield raw.decode("utf-8", errors="replace").rstrip("\r\n")
 
 
+class FdReader:
+    """``readline(limit)`` straight from a file descriptor with its own buffer. The reading
+    thread blocks in ``os.read``, which holds no interpreter lock: a thread blocked on the
+    buffered ``sys.stdin`` at exit can abort the interpreter."""
+
+    def __init__(self, fd: int) -> None:
+        self._fd = fd
+        self._buffer = b""
+        self._eof = False
+
+    def readline(self, limit: int = -1) -> bytes:
+        while True:
+            end = self._buffer.find(b"\n")
+            if end >= 0 and (limit < 0 or end < limit):
+                line, self._buffer = self._buffer[:end + 1], self._buffer[end + 1:]
+                return line
+            if 0 <= limit <= len(self._buffer) or self._eof:
+                cut = len(self._buffer) if limit < 0 else min(limit, len(self._buffer))
+                line, self._buffer = self._buffer[:cut], self._buffer[cut:]
+                return line
+            try:
+                chunk = os.read(self._fd, 1 << 16)
+            except OSError:
+                chunk = b""
+            if not chunk:
+                self._eof = True
+            self._buffer += chunk
+
+
+class _read_ahead:
+    """The input lines, read by a thread of their own, so that the end of the input is seen
+    while a command still runs: the session's ``end_of_input()`` (if it has one) is called
+    then, from that thread (GTP stops a ``genmove`` search with it, as UCI stops ``go``)."""
+
+    def __init__(self, lines: Iterator[str]) -> None:
+        self._queue: "queue.Queue[Optional[str]]" = queue.Queue()
+        self._ended = threading.Event()
+        self._lock = threading.Lock()
+        self._session: object = None
+        threading.Thread(target=self._read, args=(lines,), daemon=True).start()
+
+    def _read(self, lines: Iterator[str]) -> None:
+        try:
+            for line in lines:
+                self._queue.put(line)
+        finally:
+            self._queue.put(None)
+            with self._lock:
+                self._ended.set()
+                self._tell(self._session)
+
+    @staticmethod
+    def _tell(session: object) -> None:
+        hook = getattr(session, "end_of_input", None)
+        if hook is not None:
+            hook()
+
+    @property
+    def session(self) -> object:
+        return self._session
+
+    @session.setter
+    def session(self, session: object) -> None:
+        with self._lock:
+            self._session = session
+            if self._ended.is_set():
+                self._tell(session)
+
+    def __iter__(self) -> "_read_ahead":
+        return self
+
+    def __next__(self) -> str:
+        line = self._queue.get()
+        if line is None:
+            self._queue.put(None)  # every later read ends too
+            raise StopIteration
+        return line
+
+
 def main(args: Optional[list[str]] = None) -> int:
     """Serve one protocol session on stdin/stdout; ``--nboard`` starts in NBoard mode, ``--gtp``
     in GTP mode; without them the first non-empty line picks the protocol."""
@@ -82,20 +162,24 @@ def main(args: Optional[list[str]] = None) -> int:
         sys.stderr.write("othello-engine: --nboard and --gtp exclude each other\n")
         return 2
     out = Output(sys.stdout)
-    lines = input_lines(sys.stdin.buffer)
+    lines = _read_ahead(input_lines(FdReader(sys.stdin.fileno())))
     first: Optional[str] = None
+    comments: list[str] = []  # comment-only lines before the first command (GTP allows them)
     protocol = "nboard" if "--nboard" in args else "gtp" if "--gtp" in args else ""
     if not protocol:
         for line in lines:
-            if line.strip():
+            if line.split("#", 1)[0].strip():
                 first = line
                 break
-        if first is None:
+            if line.strip():
+                comments.append(line)
+        if first is None and not comments:
             return 0
-        protocol = protocol_of(first)
+        protocol = protocol_of(first or "")
     session = session_factory(protocol)(out)
+    lines.session = session
     try:
-        if first is None or session.handle(first):
+        if all(session.handle(line) for line in comments) and (first is None or session.handle(first)):
             for line in lines:
                 if not session.handle(line):
                     break
