@@ -3,6 +3,7 @@ there is never imported, whether by the tool, the engines it starts or its clust
 
 from __future__ import annotations
 
+import importlib.util
 import subprocess
 import sys
 from pathlib import Path
@@ -11,11 +12,7 @@ import pytest
 
 from uci_support import command
 
-try:
-    import ray  # noqa: F401
-    HAVE_RAY = True
-except ImportError:
-    HAVE_RAY = False
+HAVE_RAY = importlib.util.find_spec("ray") is not None
 
 
 def plant(folder: Path) -> Path:

@@ -54,6 +54,9 @@ def build_parser(parser: type[argparse.ArgumentParser] = argparse.ArgumentParser
                     help="seconds to wait for a move without a clock or movetime (default 60)")
     ap.add_argument("--handshake-timeout", type=float_arg, default=10.0,
                     help="seconds an engine has to start and answer its handshake (default 10)")
+    ap.add_argument("--allow-eval-fallback", action="store_true",
+                    help="play on with an engine that says its evaluation is unavailable (it then "
+                         "plays on a fallback; without this flag the match does not start)")
     ap.add_argument("--ggf", default="othello-match.ggf", metavar="FILE",
                     help="write every game here, one GGF line each (default othello-match.ggf; '' for none)")
     ap.add_argument("--json", metavar="FILE",
@@ -89,7 +92,8 @@ def config_from_args(args: argparse.Namespace) -> tuple[MatchConfig, list[Skippe
                                 openings=args.openings, concurrency=args.concurrency,
                                 gauntlet=args.gauntlet, sprt=" ".join(args.sprt) if args.sprt else None,
                                 margin=args.margin, move_timeout=args.move_timeout,
-                                handshake_timeout=args.handshake_timeout)
+                                handshake_timeout=args.handshake_timeout,
+                                allow_eval_fallback=args.allow_eval_fallback)
 
 
 def main(argv: Optional[list[str]] = None) -> int:

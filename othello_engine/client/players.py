@@ -172,6 +172,10 @@ class Player:
         self.spec = spec
         self.name = spec.name
         self.engine_id = ""  # the name the engine gives itself
+        self.evaluation = ""
+        """The evaluation the engine plays with, when it says (its ``Evaluation`` option)."""
+        self.evaluation_problem = ""
+        """What the engine said at start-up about an evaluation it cannot use (else empty)."""
         self.engine: Optional[ProtocolEngine] = None
 
     @property
@@ -278,6 +282,12 @@ class UciPlayer(Player):
         engine.quit_timeout = 0.5
         self.engine = engine
         self.engine_id = engine.id.get("name", "")
+        self.evaluation_problem = next((s for s in engine.strings if "evaluation unavailable" in s), "")
+        chosen = {str(k).lower(): str(v) for k, v in dict(self.spec.options).items()}.get("evaluation")
+        declared = engine.options.get("evaluation")
+        self.evaluation = chosen or (str(declared.default) if declared is not None else "")
+        if self.evaluation_problem and self.evaluation != "classic":
+            self.evaluation = "classic (fallback)"
 
     @property
     def uci(self) -> EngineClient:

@@ -85,8 +85,9 @@ class EngineClient(ProtocolEngine):
     def _handshake(self) -> None:
         ok = "ugiok" if self.protocol == "ugi" else "uciok"
         self.process.send(self.protocol)
-        for line in self.process.read_until(lambda s: s.strip() == ok, self.timeout,
-                                            f"waiting for {ok}"):
+        lines = self.process.read_until(lambda s: s.strip() == ok, self.timeout, f"waiting for {ok}")
+        self._note_strings(lines)  # e.g. that the engine's evaluation is unavailable
+        for line in lines:
             tokens = line.split()
             if len(tokens) >= 3 and tokens[0] == "id":
                 self.id[tokens[1]] = " ".join(tokens[2:])

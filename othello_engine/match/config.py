@@ -160,6 +160,7 @@ class MatchConfig:
     move_timeout: float = 60.0
     handshake_timeout: float = 10.0
     sprt: Optional[SprtParams] = None
+    allow_eval_fallback: bool = False
 
     def __post_init__(self) -> None:
         if len(self.engines) < 2:

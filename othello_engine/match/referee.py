@@ -18,7 +18,7 @@ from typing import Optional
 from othello_engine.board import BLACK, PASS, WHITE, OthelloError, parse_square, square_name
 from othello_engine.client import (DriverError, EngineFailure, EngineSpec, EngineStartError, EngineTimeout,
                                    MoveRequest, Player, TimeControl, make_player)
-from othello_engine.match.config import Job, MatchConfig, Opening
+from othello_engine.match.config import Job, MatchConfig, MatchError, Opening
 from othello_engine.match.records import GameResult, game_ggf
 
 
@@ -150,6 +150,18 @@ def start_player(spec: EngineSpec, timeout: float) -> Player:
     spec.check_command()
     player = make_player(spec)
     player.start(timeout)
+    return player
+
+
+def start_first(spec: EngineSpec, config: MatchConfig) -> Player:
+    """An engine's first start in a match: :func:`start_player`, then MatchError if the engine
+    says its evaluation is unavailable (it would play the whole match on a fallback) unless the
+    match allows that."""
+    player = start_player(spec, config.handshake_timeout)
+    if player.evaluation_problem and not config.allow_eval_fallback:
+        player.close()
+        raise MatchError(f"engine {spec.name!r} says: {player.evaluation_problem} "
+                         "(--allow-eval-fallback plays on with it)")
     return player
 
 

@@ -88,6 +88,7 @@ class MatchResult:
     sprt: Optional[SprtResult] = None
     stopped_early: str = ""
     engine_ids: dict[str, str] = field(default_factory=dict)
+    engine_evals: dict[str, str] = field(default_factory=dict)
 
     def pairing_of(self, a: str, b: str) -> PairingStats:
         for p in self.pairings:
@@ -99,7 +100,8 @@ class MatchResult:
         cfg = self.config
         return {
             "engines": [{"name": e.name, "command": list(e.command), "protocol": e.protocol,
-                         "id": self.engine_ids.get(e.name, ""), "time_control": str(e.tc),
+                         "id": self.engine_ids.get(e.name, ""),
+                         "evaluation": self.engine_evals.get(e.name, ""), "time_control": str(e.tc),
                          "options": dict(e.options)} for e in cfg.engines],
             "settings": {"games_per_pairing": cfg.games, "openings": len(cfg.openings),
                          "concurrency": cfg.concurrency, "scheme": "gauntlet" if cfg.gauntlet else "round-robin",
@@ -127,8 +129,10 @@ def format_report(result: MatchResult) -> str:
              + (f" (stopped early: {result.stopped_early})" if result.stopped_early else "")]
     for e in cfg.engines:
         ident = result.engine_ids.get(e.name)
+        evaluation = result.engine_evals.get(e.name)
         lines.append(f"  {e.name}: {e.protocol} {shlex.join(e.command)}; {e.tc}"
-                     + (f"; id {ident!r}" if ident else ""))
+                     + (f"; id {ident!r}" if ident else "")
+                     + (f"; evaluation {evaluation}" if evaluation else ""))
     rows = [("pairing", "W-L-D", "score", "Elo +/- 95%", "LOS", "draws", "discs")]
     for p in result.pairings:
         sm = p.summary()

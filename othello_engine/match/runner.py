@@ -14,7 +14,7 @@ from typing import Callable, Iterable, Optional
 from othello_engine.client import DriverError, EngineFailure, Player
 from othello_engine.match.config import Job, MatchConfig, MatchError
 from othello_engine.match.records import GameResult
-from othello_engine.match.referee import play_job, start_player
+from othello_engine.match.referee import play_job, start_first
 from othello_engine.match.report import MatchResult, PairingStats
 from othello_engine.match.stats import sprt_pairs
 
@@ -60,7 +60,7 @@ def run_match(config: MatchConfig, on_game: Optional[Callable[[GameResult, Match
         from othello_engine.match.remote import play_match
         try:
             play_match(config, todo, address=cluster, record=record, stop=stop, no_more=no_more,
-                       engine_ids=result.engine_ids)
+                       engine_ids=result.engine_ids, engine_evals=result.engine_evals)
         except KeyboardInterrupt:
             result.stopped_early = "interrupted"
             stop.set()
@@ -68,8 +68,13 @@ def run_match(config: MatchConfig, on_game: Optional[Callable[[GameResult, Match
     first_pool: dict[str, Player] = {}
     try:
         for spec in config.engines:
-            first_pool[spec.name] = start_player(spec, config.handshake_timeout)
+            first_pool[spec.name] = start_first(spec, config)
             result.engine_ids[spec.name] = first_pool[spec.name].engine_id
+            result.engine_evals[spec.name] = first_pool[spec.name].evaluation
+    except MatchError:
+        for p in first_pool.values():
+            p.close()
+        raise
     except (EngineFailure, DriverError) as exc:
         for p in first_pool.values():
             p.close()

@@ -15,8 +15,8 @@ TIME_CONTROL_KEYS = ("tc", "movetime", "depth", "nodes")
 def config_from_settings(engines: Sequence[Sequence[str]], *, each: Sequence[str] = (), games: int = 2,
                          size: int = 8, openings: Optional[str] = None, concurrency: int = 1,
                          gauntlet: bool = False, sprt: Optional[str] = None, margin: float = 0.5,
-                         move_timeout: float = 60.0,
-                         handshake_timeout: float = 10.0) -> tuple[MatchConfig, list[SkippedLine]]:
+                         move_timeout: float = 60.0, handshake_timeout: float = 10.0,
+                         allow_eval_fallback: bool = False) -> tuple[MatchConfig, list[SkippedLine]]:
     """The match of these settings, and the opening lines it skipped; MatchError (DriverError
     for an engine that cannot be driven) on bad input, named as ``othello-match`` names it.
 
@@ -54,5 +54,5 @@ def config_from_settings(engines: Sequence[Sequence[str]], *, each: Sequence[str
     config = MatchConfig(engines=tuple(specs), openings=tuple(opening_list), games=games,
                          concurrency=concurrency, gauntlet=gauntlet, margin=margin,
                          move_timeout=move_timeout, handshake_timeout=handshake_timeout,
-                         sprt=sprt_params)
+                         sprt=sprt_params, allow_eval_fallback=allow_eval_fallback)
     return config, skipped
