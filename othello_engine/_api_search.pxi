@@ -100,6 +100,7 @@ cdef object search_run(Search self, board_t P, board_t O, board_t root_moves, in
                 if st.multipv > 1 or EG_ROOT_WINDOW == 0:
                     eg_alpha, eg_beta = -EG_INF, EG_INF
             while True:
+                self.depth_now = empties
                 search_iterate(self, P, O, empties, eg_alpha, eg_beta, True)
                 if st.aborted:
                     break
@@ -137,6 +138,7 @@ cdef object search_run(Search self, board_t P, board_t O, board_t root_moves, in
             g = guess2 if ASP_PARITY else guess
             alpha, beta = g - delta, g + delta
         while True:
+            self.depth_now = depth
             search_iterate(self, P, O, depth, alpha, beta, False)
             if st.aborted:
                 break
@@ -202,6 +204,7 @@ cdef class Search:
     cdef WideCtx* wide          # move lists and root moves of wide boards (allocated on first use)
     cdef public int hash_mb
     cdef readonly int threads
+    cdef readonly int depth_now  # the iteration under way: its depth, or the empties of a solve
 
     def __init__(self, int hash_mb=16, int threads=1):
         self.table.entries = NULL
@@ -278,6 +281,11 @@ cdef class Search:
     def clear(self):
         """Forget everything learned (a new game)."""
         tt_clear(&self.table)
+
+    def nodes_now(self):
+        """Nodes of the running search so far (read from another thread while it runs: a
+        progress figure, not an exact count)."""
+        return self._nodes()
 
     def stop(self):
         """Ask the running search to return as soon as it can (thread-safe)."""

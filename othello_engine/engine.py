@@ -97,6 +97,10 @@ class SearchInfo:
     time: float
     lines: tuple[PVLine, ...]
     wld: bool = False
+    progress: bool = False
+    """A progress report while an iteration runs (no iteration finished for a second): ``depth``
+    is the iteration under way (the empties of a solve), ``nodes`` and ``time`` so far, and
+    there are no lines."""
 
     @property
     def score(self) -> int:
@@ -130,6 +134,10 @@ class SearchResult:
     def pv(self) -> tuple[Square, ...]:
         return self.lines[0].pv if self.lines else ()
 
+
+PROGRESS_SECONDS = 1.0
+"""A search reports at least this often (a progress report when no iteration finished), so that
+a long solve is never mistaken for a hang."""
 
 MAX_THREADS = 256
 """Most search threads an Engine takes."""
@@ -328,26 +336,55 @@ class Engine:
             return tuple(out)
 
         empties = board.empties
+        lock = threading.Lock()  # one report at a time: the search's and the ticker's
+        last = [time.monotonic()]
+        running = threading.Event()
 
         def report(depth: int, seldepth: int, exact: bool, nodes: int, seconds: float,
                    lines: list) -> None:
             if on_info is not None:
                 # a win/loss/draw search's iteration that reached the end of the game is proven
-                on_info(SearchInfo(depth, seldepth, bool(exact), nodes, seconds, convert(lines),
-                                   wld=solve == 2 and not exact and depth >= empties))
+                info = SearchInfo(depth, seldepth, bool(exact), nodes, seconds, convert(lines),
+                                  wld=solve == 2 and not exact and depth >= empties)
+                with lock:
+                    last[0] = time.monotonic()
+                    on_info(info)
 
-        if size <= FRAME_SIZE:
-            lines, depth, nodes, exact = self._search.run(
-                player, opponent, board.mask, max_depth, limit.nodes or 0,
-                budget.soft or 0.0, budget.hard or 0.0, subset, want, report,
-                contempt=sign * self.contempt, solve=solve, selective=self.selective,
-                pattern=self.evaluation_kind == "pattern")
-        else:
-            lines, depth, nodes, exact = self._search.run_n(
-                player, opponent, size, max_depth, limit.nodes or 0,
-                budget.soft or 0.0, budget.hard or 0.0, subset, want, report,
-                contempt=sign * self.contempt, solve=solve, selective=self.selective,
-                pattern=False)
+        def tick() -> None:
+            while not running.wait(0.1):
+                now = time.monotonic()
+                if now - last[0] >= PROGRESS_SECONDS:
+                    info = SearchInfo(self._search.depth_now, 0, False, self._search.nodes_now(),
+                                      now - started, (), progress=True)
+                    with lock:
+                        if running.is_set():
+                            return
+                        last[0] = now
+                        on_info(info)
+
+        ticker = None
+        if on_info is not None:
+            ticker = threading.Thread(target=tick, name="search-progress", daemon=True)
+            ticker.start()
+
+        try:
+            if size <= FRAME_SIZE:
+                lines, depth, nodes, exact = self._search.run(
+                    player, opponent, board.mask, max_depth, limit.nodes or 0,
+                    budget.soft or 0.0, budget.hard or 0.0, subset, want, report,
+                    contempt=sign * self.contempt, solve=solve, selective=self.selective,
+                    pattern=self.evaluation_kind == "pattern")
+            else:
+                lines, depth, nodes, exact = self._search.run_n(
+                    player, opponent, size, max_depth, limit.nodes or 0,
+                    budget.soft or 0.0, budget.hard or 0.0, subset, want, report,
+                    contempt=sign * self.contempt, solve=solve, selective=self.selective,
+                    pattern=False)
+        finally:
+            with lock:
+                running.set()  # no progress report after the search is over
+            if ticker is not None:
+                ticker.join()
         pv_lines = convert(lines)
         legal = board.legal_moves() or [PASS]
         if not pv_lines or pv_lines[0].move not in legal:

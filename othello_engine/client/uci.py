@@ -262,7 +262,7 @@ class EngineClient(ProtocolEngine):
         With no limit it runs until :meth:`AnalysisStream.stop`. Use it as a context manager:
         leaving the block stops the search and waits for the engine to finish it.
 
-        >>> import sys
+        >>> from othello_engine.client import python_command
         >>> with EngineClient.popen(python_command()) as engine:
         ...     with engine.analysis(Board()) as stream:
         ...         for info in stream:

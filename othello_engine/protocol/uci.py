@@ -574,6 +574,9 @@ class UciSession:
         self.engine.stop()
 
     def send_info(self, info: SearchInfo) -> None:
+        if info.progress:
+            self.out(f"info depth {info.depth} nodes {info.nodes} nps {info.nps} time {int(info.time * 1000)}")
+            return
         for k, line in enumerate(info.lines, 1):
             pv = " ".join(self.move_text(m) for m in line.pv)
             self.out(f"info depth {info.depth} seldepth {info.seldepth} multipv {k} "
