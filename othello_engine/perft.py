@@ -33,6 +33,7 @@ def perft(board: Board, depth: int, bulk: bool = False, divide: bool = True,
     each ``(move, count)`` to ``on_move`` as soon as it is known). Another thread may end the
     count at once by setting ``stop[0] = 1`` (stop: a ``bytearray(1)``); the result says so.
 
+    >>> from othello_engine.board import square_name
     >>> r = perft(Board(), 3)
     >>> r.total, [(square_name(m), n) for m, n in r.per_move]
     (56, [('d3', 14), ('c4', 14), ('f5', 14), ('e6', 14)])

@@ -32,6 +32,7 @@ def parse_opening_line(text: str, size: int = 8) -> Board:
     ignored). A FEN or board string of another size than ``size`` is an error. Raises
     OthelloError naming the problem.
 
+    >>> from othello_engine.board import square_name
     >>> [square_name(m) for m in parse_opening_line('f5d6c3').move_stack]
     ['f5', 'd6', 'c3']
     >>> [square_name(m, 10) for m in parse_opening_line('e4 d4', 10).move_stack]
