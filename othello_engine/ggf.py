@@ -40,6 +40,11 @@ class GameRecord:
 _GGF_ESCAPE = re.compile(r"\\(.)", re.S)
 
 
+_RECORD_FIELDS = {"PB": "black", "PW": "white", "RE": "result", "PC": "place", "DT": "date",
+                  "TI": "time_control"}
+"""The GGF properties a GameRecord keeps as fields (every other one goes to its tags)."""
+
+
 def parse_ggf(text: str) -> GameRecord:
     """Read one GGF game ``(;GM[Othello]...BO[8 <cells> <side>]B[F5]W[F6]...;)``.
 
@@ -65,18 +70,8 @@ def parse_ggf(text: str) -> GameRecord:
             board = _ggf_board(value, text)
         elif key in ("B", "W"):
             moves.append((BLACK if key == "B" else WHITE, value))
-        elif key == "PB":
-            rec.black = value
-        elif key == "PW":
-            rec.white = value
-        elif key == "RE":
-            rec.result = value
-        elif key == "PC":
-            rec.place = value
-        elif key == "DT":
-            rec.date = value
-        elif key == "TI":
-            rec.time_control = value
+        elif key in _RECORD_FIELDS:
+            setattr(rec, _RECORD_FIELDS[key], value)
         else:
             rec.tags[key] = value
     if "GM" in rec.tags and rec.tags["GM"].lower() != "othello":
