@@ -9,10 +9,38 @@ import time
 from typing import Optional
 
 from othello_engine import train
+from othello_engine.textnum import ascii_int
 
 CLUSTER_HELP = ("run the work items on Ray: 'local', 'auto' or ray://HOST:PORT, on every CPU of the "
                 "cluster (--jobs is for local runs); the same file as a local run. Needs "
                 "'othello_engine[cluster]'")
+
+
+def _count(low: int, high: Optional[int] = None):
+    """An argparse type: a whole number in low..high."""
+    def parse(text: str) -> int:
+        value = ascii_int(text)
+        if value is None or value < low or (high is not None and value > high):
+            bound = f"{low}..{high}" if high is not None else f">= {low}"
+            raise argparse.ArgumentTypeError(f"{text!r}: expected a whole number {bound}")
+        return value
+    return parse
+
+
+def _plies(text: str) -> tuple[int, int]:
+    """``--random MIN-MAX`` (or one number): random opening plies, 0 <= MIN <= MAX <= 60."""
+    lo, _, hi = text.partition("-")
+    a, b = ascii_int(lo), ascii_int(hi or lo)
+    if a is None or b is None or not 0 <= a <= b <= 60:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected MIN-MAX plies with 0 <= MIN <= MAX <= 60")
+    return a, b
+
+
+INTERRUPTED = {
+    "fit": "interrupted: fit wrote nothing (the weights file is written at the end); run it again",
+    "evaluate": "interrupted",
+}
+"""What an interrupted step leaves (the others append whole lines and resume)."""
 
 
 def main(argv: Optional[list[str]] = None) -> int:
@@ -21,12 +49,12 @@ def main(argv: Optional[list[str]] = None) -> int:
     sub = ap.add_subparsers(dest="step", required=True)
     g = sub.add_parser("generate", help="self-play games, one record a line")
     g.add_argument("out", help="game file to append to (.gz for gzip)")
-    g.add_argument("--games", type=int, required=True, help="total number of games in the file")
+    g.add_argument("--games", type=_count(1), required=True, help="total number of games in the file")
     g.add_argument("--seed", type=int, default=1)
-    g.add_argument("--depth", type=int, default=6, help="search depth of the engine's moves")
-    g.add_argument("--random", default="4-16", help="random opening plies, MIN-MAX (default 4-16)")
+    g.add_argument("--depth", type=_count(1, 60), default=6, help="search depth of the engine's moves")
+    g.add_argument("--random", type=_plies, default=(4, 16), help="random opening plies, MIN-MAX (default 4-16)")
     g.add_argument("--epsilon", type=float, default=0.03, help="chance of a random move after the opening")
-    g.add_argument("--solve", type=int, default=18, help="perfect play from this many empties")
+    g.add_argument("--solve", type=_count(0, 60), default=18, help="perfect play from this many empties")
     g.add_argument("--eval", dest="evaluation", choices=("pattern", "classic"), default="pattern")
     g.add_argument("--weights", help="pattern weights file (default: the shipped one)")
     g.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
@@ -58,8 +86,9 @@ def main(argv: Optional[list[str]] = None) -> int:
     ts = sub.add_parser("testset", help="solve positions of the games exactly (a test set)")
     ts.add_argument("games")
     ts.add_argument("out")
-    ts.add_argument("--empties", type=int, default=20)
-    ts.add_argument("--count", type=int, default=500)
+    ts.add_argument("--empties", type=_count(1, 59), default=20,
+                    help="empty squares of the positions to solve (default 20)")
+    ts.add_argument("--count", type=_count(1), default=500)
     ts.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ts.add_argument("--cluster", metavar="ADDRESS", help=CLUSTER_HELP)
     ts.add_argument("-q", "--quiet", action="store_true")
@@ -77,7 +106,12 @@ def main(argv: Optional[list[str]] = None) -> int:
             print(f"othello-train {args.step}: {exc}", file=sys.stderr)
             return 2
         refused += (ClusterError,)
+    out: Optional[str] = getattr(args, "out", None)  # the file this step writes (evaluate: none)
+    existed = out is not None and os.path.exists(out)
     try:
+        if args.step == "generate" and args.weights:
+            from othello_engine import weights
+            weights.read(args.weights)  # a weights file that cannot be used stops before any output
         if args.step == "label":
             t = time.monotonic()
             depth = train.parse_schedule(args.depth, "--depth", whole=True)
@@ -99,24 +133,53 @@ def main(argv: Optional[list[str]] = None) -> int:
             n = train.testset(args.games, args.out, args.empties, args.count, args.jobs, args.quiet,
                               cluster=address)
             print(f"testset: {n} positions solved into {args.out}", file=sys.stderr)
+            if n == 0:
+                print(f"othello-train testset: no position with {args.empties} empties and a move to "
+                      f"play in {args.games}", file=sys.stderr)
+                _drop_if_new(out, existed)
+                return 1
         elif args.step == "evaluate":
             train.evaluate(args.testset, args.weights)
         elif args.step == "generate":
-            lo, _, hi = args.random.partition("-")
-            s = train.GenerateSettings(seed=args.seed, depth=args.depth, random_min=int(lo),
-                                       random_max=int(hi or lo), epsilon=args.epsilon, solve=args.solve,
+            lo, hi = args.random
+            s = train.GenerateSettings(seed=args.seed, depth=args.depth, random_min=lo,
+                                       random_max=hi, epsilon=args.epsilon, solve=args.solve,
                                        evaluation=args.evaluation, weights=args.weights)
             t = time.monotonic()
             n = train.generate(args.out, args.games, s, args.jobs, args.quiet, cluster=address)
             print(f"generate: {n} games written to {args.out} in {time.monotonic() - t:.1f} s",
                   file=sys.stderr)
     except KeyboardInterrupt:
-        print("interrupted: the file keeps every whole line; rerun to resume", file=sys.stderr)
+        print(INTERRUPTED.get(args.step, "interrupted: the file keeps every whole line; rerun to resume"),
+              file=sys.stderr)
+        _drop_if_new(out, existed)
         return 130
     except refused as exc:
         print(f"othello-train {args.step}: {exc}", file=sys.stderr)
+        _drop_if_new(out, existed)
         return 2
     return 0
+
+
+def _drop_if_new(path: Optional[str], existed: bool) -> None:
+    """Remove an output file this run created and left empty (a step that failed before its first
+    line): no half-made file stays behind."""
+    if path is None or existed:
+        return
+    try:
+        if os.path.getsize(path) == 0 or (path.endswith(".gz") and _gzip_empty(path)):
+            os.remove(path)
+    except OSError:
+        pass
+
+
+def _gzip_empty(path: str) -> bool:
+    import gzip
+    try:
+        with gzip.open(path, "rb") as f:
+            return f.read(1) == b""
+    except (OSError, EOFError):
+        return False
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from typing import Callable, Optional, Sequence
 
@@ -121,7 +122,11 @@ def fit(paths: Sequence[str], out_path: str, s: FitSettings, quiet: bool = False
     mean absolute errors per phase (discs, against each position's target)."""
     import numpy as np
     from othello_engine import weights as weights_mod
-    parts = [read_positions(p) for p in paths]
+    parts = []
+    for k, path in enumerate(paths, 1):
+        if not quiet:  # reading millions of positions takes seconds: say so before the bar
+            print(f"fit: reading {path} ({k} of {len(paths)})", file=sys.stderr, flush=True)
+        parts.append(read_positions(path))
     P = np.concatenate([x[0] for x in parts])
     O = np.concatenate([x[1] for x in parts])
     result = np.concatenate([x[2] for x in parts])

@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import io
 import os
+import re
 from typing import IO, Iterator
 
 from othello_engine import _core
@@ -15,6 +16,21 @@ POSITION_WIDTH = 77
 """A position line: 64 cells, space, result (%+03d), space, search score (%+07d centi-discs, or
 '      -' when there is none), newline: fixed width, so that fit reads a file with numpy at once."""
 NO_SCORE = "      -"
+_POSITION_LINE = re.compile(r"[XO-]{64} [+-]\d\d (?:[+-]\d{6}|      -)\n?")
+
+
+def check_position_line(line: str, path: str, number: int) -> None:
+    r"""ValueError naming the file and line unless ``line`` is a position line (see POSITION_WIDTH).
+
+    >>> check_position_line("-" * 64 + " +02       -\n", "t.txt", 1)
+    >>> check_position_line("f5d6c3 +12 60", "g.txt", 3)
+    Traceback (most recent call last):
+    ...
+    ValueError: g.txt line 3: not a position line (64 cells X/O/-, the result, the score); a game file? (othello-train testset makes a test set of one)
+    """
+    if not _POSITION_LINE.fullmatch(line):
+        raise ValueError(f"{path} line {number}: not a position line (64 cells X/O/-, the result, the score); "
+                         "a game file? (othello-train testset makes a test set of one)")
 
 
 # --- files ---------------------------------------------------------------------------------------

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Callable, Optional
 
 from othello_engine import _core
-from othello_engine.train.records import (NO_SCORE, board_of, cells_of, complete_lines, game_positions,
-                                          open_text, parse_cells, parse_game)
+from othello_engine.train.records import (NO_SCORE, board_of, cells_of, check_position_line, complete_lines,
+                                          game_positions, open_text, parse_cells, parse_game)
 from othello_engine.train.runner import process_engine, run_ordered
 
 
@@ -54,7 +54,8 @@ def evaluate(path: str, weights_path: Optional[str] = None,
     err_c = err_p = 0.0
     n = 0
     with open_text(path) as f:
-        for line in f:
+        for number, line in enumerate(f, 1):
+            check_position_line(line, path, number)
             cells, exact = line[:64], int(line[65:68])
             P, O = parse_cells(cells)
             terms = _core.evaluation_terms(P, O, _core.FULL_MASK, True)
