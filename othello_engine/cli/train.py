@@ -9,7 +9,7 @@ import time
 from typing import Optional
 
 from othello_engine import train
-from othello_engine.textnum import ascii_int
+from othello_engine.textnum import ascii_int, int_arg
 
 CLUSTER_HELP = ("run the work items on Ray: 'local', 'auto' or ray://HOST:PORT, on every CPU of the "
                 "cluster (--jobs is for local runs); the same file as a local run. Needs "
@@ -19,8 +19,8 @@ CLUSTER_HELP = ("run the work items on Ray: 'local', 'auto' or ray://HOST:PORT, 
 def _count(low: int, high: Optional[int] = None):
     """An argparse type: a whole number in low..high."""
     def parse(text: str) -> int:
-        value = ascii_int(text)
-        if value is None or value < low or (high is not None and value > high):
+        value = int_arg(text)
+        if value < low or (high is not None and value > high):
             bound = f"{low}..{high}" if high is not None else f">= {low}"
             raise argparse.ArgumentTypeError(f"{text!r}: expected a whole number {bound}")
         return value

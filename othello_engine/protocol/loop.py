@@ -97,7 +97,7 @@ class FdReader:
             self._buffer += chunk
 
 
-class _read_ahead:
+class _ReadAhead:
     """The input lines, read by a thread of their own, so that the end of the input is seen
     while a command still runs: the session's ``end_of_input()`` (if it has one) is called
     then, from that thread (GTP stops a ``genmove`` search with it, as UCI stops ``go``)."""
@@ -125,18 +125,14 @@ class _read_ahead:
         if hook is not None:
             hook()
 
-    @property
-    def session(self) -> object:
-        return self._session
-
-    @session.setter
-    def session(self, session: object) -> None:
+    def attach(self, session: object) -> None:
+        """The session to tell of the end of the input (at once if it has already come)."""
         with self._lock:
             self._session = session
             if self._ended.is_set():
                 self._tell(session)
 
-    def __iter__(self) -> "_read_ahead":
+    def __iter__(self) -> "_ReadAhead":
         return self
 
     def __next__(self) -> str:
@@ -162,7 +158,7 @@ def main(args: Optional[list[str]] = None) -> int:
         sys.stderr.write("othello-engine: --nboard and --gtp exclude each other\n")
         return 2
     out = Output(sys.stdout)
-    lines = _read_ahead(input_lines(FdReader(sys.stdin.fileno())))
+    lines = _ReadAhead(input_lines(FdReader(sys.stdin.fileno())))
     first: Optional[str] = None
     comments: list[str] = []  # comment-only lines before the first command (GTP allows them)
     protocol = "nboard" if "--nboard" in args else "gtp" if "--gtp" in args else ""
@@ -177,7 +173,7 @@ def main(args: Optional[list[str]] = None) -> int:
             return 0
         protocol = protocol_of(first or "")
     session = session_factory(protocol)(out)
-    lines.session = session
+    lines.attach(session)
     try:
         if all(session.handle(line) for line in comments) and (first is None or session.handle(first)):
             for line in lines:
