@@ -188,14 +188,20 @@ def read_names(path: str, record: Optional[int] = None) -> list[str]:
 
 
 def names_beside(path: str) -> tuple[Optional[str], Optional[str]]:
-    """The WTHOR.JOU and WTHOR.TRN files in the directory of path (any case), or None each."""
+    """The name files beside a game file (any case): ``<stem>.JOU`` and ``<stem>.TRN`` (the ones
+    ``othello-games convert`` writes with a file), else ``WTHOR.JOU`` and ``WTHOR.TRN``; None each
+    where there is none."""
     folder = os.path.dirname(path) or "."
+    stem = os.path.splitext(os.path.basename(path))[0].upper()
     try:
         entries = {name.upper(): name for name in os.listdir(folder)}
     except OSError:
         return None, None
-    found = [entries.get(name) for name in ("WTHOR.JOU", "WTHOR.TRN")]
-    return tuple(os.path.join(folder, name) if name else None for name in found)  # type: ignore[return-value]
+    found = []
+    for ext in ("JOU", "TRN"):
+        name = entries.get(f"{stem}.{ext}") or entries.get(f"WTHOR.{ext}")
+        found.append(os.path.join(folder, name) if name else None)
+    return found[0], found[1]
 
 
 def read_wthor(path: str, players: Optional[str] = None, tournaments: Optional[str] = None) -> WthorFile:
