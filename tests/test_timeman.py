@@ -7,7 +7,7 @@ import itertools
 import pytest
 
 from othello_engine import _core
-from othello_engine.timeman import (DEFAULT_SOLVE, JITTER, MIN_BUDGET, Budget, SolveModel, clock_budget,
+from othello_engine.timeman import (DEFAULT_SOLVE, MARGIN, MIN_BUDGET, Budget, SolveModel, clock_budget,
                                     movetime_budget, own_moves_left, solve_model)
 
 CLOCKS = [0.05, 0.3, 2.0, 10.0, 60.0, 600.0]
@@ -43,7 +43,7 @@ def test_budget_is_sane_and_leaves_the_overhead(clock, inc, overhead):
         usable = clock - overhead
         if usable > MIN_BUDGET:
             # the overhead and a jitter margin always stay on the clock
-            assert b.hard <= max(MIN_BUDGET, usable - min(JITTER, 0.25 * usable)) + 1e-12
+            assert b.hard <= max(MIN_BUDGET, usable - min(MARGIN, 0.25 * usable)) + 1e-12
 
 
 @pytest.mark.parametrize("clock, inc, overhead", list(itertools.product(CLOCKS[1:], INCS, OVERHEADS[:2])))
