@@ -249,8 +249,10 @@ class Engine:
         clock = limit.black_clock if board.turn == BLACK else limit.white_clock
         if clock is not None:
             inc = limit.black_inc if board.turn == BLACK else limit.white_inc
+            # searches that end late cost every later move that much more, as the overhead does
             return timeman.clock_budget(clock, inc, limit.moves_to_go, board.empties,
-                                        self.move_overhead, timeman.solve_model(board.size),
+                                        self.move_overhead + self.lateness,
+                                        timeman.solve_model(board.size),
                                         timeman.safety_margin(self.lateness))
         return timeman.Budget(None, None)
 

@@ -15,7 +15,8 @@ pool still full.
 Every hard limit, the solve's too, keeps a safety margin on the clock beyond the overhead and the
 later moves' least time: MARGIN (0.1 s), or LATE_FACTOR times the lateness the engine has seen
 (how long after their hard limits its searches ended: the machine's load). A clock reported in
-whole seconds (GTP's ``time_left``) is read as one second less (``reported_clock``).
+whole seconds (GTP's ``time_left``) is read as what is surely left (``reported_clock``): half a
+second less, or the engine's own account of the clock where that lies between the two.
 
 Nothing here assumes an 8x8 game: the moves still to play come from the empty squares (a 26x26
 game has over 670 moves), the solve estimate saturates instead of overflowing on hundreds of
@@ -137,17 +138,24 @@ def max_share(horizon: int) -> float:
     return min(0.9, max(MAX_SHARE, 1.5 / horizon))
 
 
-def reported_clock(reported: float, resolution: float) -> float:
-    """What is surely left on a clock a controller reports to ``resolution`` seconds (GTP's
-    ``time_left`` is whole seconds): the report less one step. Quarry rounds to the nearest second,
-    so its report may be half a second more than what is left, and its clock runs on while the
-    report and ``genmove`` travel; a controller that drops the fraction (othello-match, gogui)
-    costs the engine at most one step.
+def reported_clock(reported: float, resolution: float, own: Optional[float] = None) -> float:
+    """What is surely left on a clock that a controller reports to ``resolution`` seconds (GTP's
+    ``time_left`` is whole seconds), given the engine's ``own`` account of that clock where it
+    keeps one (the last report less the time it measured since, Move Overhead included).
 
-    >>> reported_clock(5, 1.0), reported_clock(0.5, 1.0), reported_clock(2.0, 0.001)
-    (4.0, 0.0, 1.999)
+    Quarry rounds to the nearest second, so what is left may be half a second less than its
+    report; othello-match and gogui drop the fraction, so it may be up to a second more. The
+    clock is therefore at least the report less half a step, and the own account (which knows the
+    fraction) is used where it lies between that and the report.
+
+    >>> reported_clock(5, 1.0), reported_clock(5, 1.0, own=4.8), reported_clock(5, 1.0, own=5.7)
+    (4.5, 4.8, 5)
+    >>> reported_clock(5, 1.0, own=3.0), reported_clock(0, 1.0), reported_clock(2.0, 0.001)
+    (4.5, 0.0, 1.9995)
     """
-    return max(0.0, reported - resolution)
+    floor = reported - resolution / 2
+    left = floor if own is None else max(floor, min(own, reported))
+    return max(0.0, left)
 
 
 def next_lateness(lateness: float, late: float) -> float:

@@ -343,7 +343,8 @@ class GtpSession:
             board.push(move)
             self.board = board
             self.history.append(pushes + 1)
-            self._charge(color, time.monotonic() - started)
+            # the controller also counts the time outside this command: the Move Overhead's worth
+            self._charge(color, time.monotonic() - started + self.engine.move_overhead)
         return vertex_text(move, board.size)
 
     def cmd_undo(self, args: list[str]) -> str:
@@ -369,13 +370,22 @@ class GtpSession:
         # an overdrawn clock (a negative time) is an empty one, as UCI reads wtime/btime
         color, left, stones = parse_color(args[0]), _seconds(args[1], "time", overdrawn=True), _stones(args[2])
         # a report in whole seconds may be rounded up (Quarry rounds to nearest): plan on what is
-        # surely left
-        left = timeman.reported_clock(left, clock_resolution(args[1]))
+        # surely left, with the fraction from the engine's own account of the clock
+        left = timeman.reported_clock(left, clock_resolution(args[1]), self._own_clock(color, stones))
         if self.settings is None:
             # a clock the controller keeps although no time limits were set: honour it
             self.settings = TimeSettings(left, 0.0, 0) if stones == 0 else TimeSettings(0.0, left, stones)
         self.clocks[color] = Clock(left) if stones == 0 else Clock(0.0, left, stones)
         return ""
+
+    def _own_clock(self, color: Color, stones: int) -> Optional[float]:
+        """The engine's own account of the clock a ``time_left`` with ``stones`` reports: the main
+        time left, or the time left in the period with that many moves to go (None: it keeps
+        no such clock)."""
+        clock = self.clocks[color]
+        if self.settings is None or clock is None or clock.stones != stones:
+            return None
+        return clock.main if stones == 0 else clock.period
 
     def _reset_clocks(self) -> None:
         s = self.settings
