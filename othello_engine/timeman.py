@@ -47,9 +47,12 @@ SAFETY_SHARE = 0.02
 SAFETY_CAP = 0.5
 MARGIN = 0.1
 """The least safety margin (s) every hard limit keeps on the clock beyond the overhead and the
-later moves' least time (at most a quarter of the usable time, so that an all but empty clock still
-answers): on a loaded machine a search can end tens of milliseconds after its hard limit, and a
+later moves' least time (at most MARGIN_SHARE of the usable time, so that an all but empty clock
+still answers): on a loaded machine a search can end tens of milliseconds after its hard limit, and a
 GUI's clock runs on while it reads the reply. ``safety_margin`` raises it with the lateness seen."""
+MARGIN_SHARE = 0.5
+"""Most of the usable clock the margin may take: at 1 s + 20 ms the clock is near 0.3 s for
+many moves, where a quarter would cut the margin to 70 ms."""
 LATE_FACTOR = 3.0
 """The margin is at least this many times the lateness seen (``next_lateness``): a machine busy
 enough to make one search end late can make the next one later."""
@@ -212,7 +215,7 @@ def clock_budget(remaining: float, increment: float, moves_to_go: Optional[int],
     # what the later moves need at the least, beyond the increments they bring
     future_min = max(0.0, later * (overhead + MIN_MOVE - increment),
                      overhead + MIN_MOVE if later else 0.0)
-    cap = max(MIN_BUDGET, usable - future_min - min(margin, 0.25 * usable))
+    cap = max(MIN_BUDGET, usable - future_min - min(margin, MARGIN_SHARE * usable))
     safety = min(SAFETY_SHARE * remaining, SAFETY_CAP)
     pool = max(MIN_BUDGET, usable + later * (increment - overhead) - safety)
 

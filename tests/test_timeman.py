@@ -8,7 +8,7 @@ import math
 import pytest
 
 from othello_engine import _core
-from othello_engine.timeman import (DEFAULT_SOLVE, MARGIN, MAX_MARGIN, MIN_BUDGET, Budget, SolveModel,
+from othello_engine.timeman import (DEFAULT_SOLVE, MARGIN, MARGIN_SHARE, MAX_MARGIN, MIN_BUDGET, Budget, SolveModel,
                                     clock_budget, movetime_budget, next_lateness, own_moves_left,
                                     reported_clock, safety_margin, solve_model)
 
@@ -45,7 +45,7 @@ def test_budget_is_sane_and_leaves_the_overhead(clock, inc, overhead):
         usable = clock - overhead
         if usable > MIN_BUDGET:
             # the overhead and a jitter margin always stay on the clock
-            assert b.hard <= max(MIN_BUDGET, usable - min(MARGIN, 0.25 * usable)) + 1e-12
+            assert b.hard <= max(MIN_BUDGET, usable - min(MARGIN, MARGIN_SHARE * usable)) + 1e-12
 
 
 @pytest.mark.parametrize("clock, inc, overhead", list(itertools.product(CLOCKS[1:], INCS, OVERHEADS[:2])))
@@ -143,10 +143,11 @@ def play_with_proof(clock: float, inc: float, overhead: float,
 def test_little_is_left_but_the_increments_after_the_proof(clock, inc, proof_by, solve_share):
     """The solve estimate is near the worst case: whether the solve takes 5% of it or all of it,
     the result is proven by proof_by empties and what is left at the end is the increments of the
-    moves after the proof (answered at once) plus at most 5% of the base time."""
+    moves after the proof (answered at once) plus at most 5% of the base time and the safety
+    margin (kept on the clock to the end)."""
     left, proved, after = play_with_proof(clock, inc, 0.01, solve_share)
     assert left > 0 and proved >= proof_by
-    assert left - after * inc <= 0.05 * clock
+    assert left - after * inc <= 0.05 * clock + MARGIN
 
 
 def test_own_moves_left():

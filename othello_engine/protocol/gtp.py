@@ -92,7 +92,7 @@ def clock_resolution(text: str) -> float:
     >>> clock_resolution("57"), clock_resolution("12.5"), clock_resolution("0.125"), clock_resolution("1e2")
     (1.0, 0.1, 0.001, 1.0)
     """
-    whole, _, fraction = text.partition(".")
+    _, _, fraction = text.partition(".")
     if not fraction or not fraction.isdigit():
         return 1.0
     return 10.0 ** -len(fraction)
