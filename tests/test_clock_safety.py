@@ -74,7 +74,8 @@ def play_gtp_game(base: int, rounding: str, seed: int) -> dict[str, float]:
 @pytest.mark.parametrize("rounding, seed", [("nearest", 1), ("nearest", 2), ("floor", 3)])
 def test_a_gtp_game_on_a_whole_second_clock_is_never_lost_on_time(rounding: str, seed: int) -> None:
     """4 s each; Quarry's rounding reports up to half a second more than is left: the engine reads
-    a whole-second report as a second less, so its clock never nears zero."""
+    a whole-second report as what is surely left (timeman.reported_clock), so its clock never
+    nears zero."""
     lowest = play_gtp_game(4, rounding, seed)
     assert min(lowest.values()) > 0.1, lowest
 
