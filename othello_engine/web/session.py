@@ -220,7 +220,6 @@ class Session:
         """After any change: record a finished game, send the state, start the engine's move or
         stop a search that no longer fits (an analysis goes on while its line stays)."""
         game = self.game
-        self._record_if_over()
         if game.engine_to_move():
             self.analysis_line = None
             self._submit(Job("move", [game.board.copy()], game.strength.limit(), game.version))
@@ -231,6 +230,7 @@ class Session:
             self.searching = None
             self.analysis_line = None
         self.send_state()
+        self._record_if_over()
 
     def _record_if_over(self) -> None:
         game = self.game
