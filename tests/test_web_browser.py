@@ -109,7 +109,7 @@ def board_attr(d: Any, name: str) -> str:
 def move_at(d: Any, ply: int) -> str:
     """The move that led to ply, from the move list."""
     return d.execute_script(f'const li = document.querySelector(\'[data-testid="moves"] li[data-ply="{ply}"]\');'
-                            'return li ? li.firstChild.textContent : null')
+                            'return li ? li.querySelector(".mv").textContent : null')
 
 
 def disc_at(d: Any, square: str) -> str:

@@ -197,11 +197,18 @@ function drawMoves(state) {
   for (const h of state.history) {
     const li = document.createElement("li");
     li.dataset.ply = String(h.ply + 1);
-    li.textContent = h.move;
-    if (h.loss !== null && h.loss !== undefined && h.move !== "pass") {
+    const number = document.createElement("span");
+    number.className = "n";
+    number.textContent = `${h.ply + 1}.`;
+    const move = document.createElement("span");
+    move.className = "mv";
+    move.textContent = h.move;
+    li.append(number, move);
+    if (h.loss && h.move !== "pass") {
       const loss = document.createElement("span");
       loss.className = "loss";
-      loss.textContent = h.loss > 0 ? ` -${h.loss}` : " ok";
+      loss.textContent = `-${h.loss}`;
+      loss.title = "discs lost against the best move";
       li.append(loss);
     }
     if (!h.played) li.className = "future";
@@ -211,7 +218,7 @@ function drawMoves(state) {
   list.replaceChildren(...items);
   const current = list.querySelector(".current");
   if (current) {   // scroll the list only, never the page
-    const top = current.offsetTop - list.offsetTop;
+    const top = current.offsetTop;   // the list is the offset parent (position: relative)
     if (top < list.scrollTop || top > list.scrollTop + list.clientHeight - current.offsetHeight) {
       list.scrollTop = Math.max(0, top - list.clientHeight / 2);
     }
