@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import json
 import os
+import socket
+import subprocess
 import time
+import urllib.request
 import warnings
 from pathlib import Path
 from typing import Any, Callable
@@ -20,14 +23,14 @@ pytest.importorskip("starlette")
 pytest.importorskip("httpx")
 
 with warnings.catch_warnings():   # newer Starlette prefers httpx2 for its test client
-    warnings.simplefilter("ignore", DeprecationWarning)
+    warnings.simplefilter("ignore")
     from starlette.testclient import TestClient  # noqa: E402
 from starlette.websockets import WebSocketDisconnect  # noqa: E402
 
 from othello_engine.web.app import LOOPBACK_NAMES, create_app  # noqa: E402
 from othello_engine.web.messages import MESSAGES  # noqa: E402
 from othello_engine.web.session import ServerSettings  # noqa: E402
-from uci_support import Ref  # noqa: E402
+from uci_support import Ref, command  # noqa: E402
 
 Message = dict[str, Any]
 HOSTS = LOOPBACK_NAMES + ("testserver",)   # the test client's host name
@@ -428,3 +431,83 @@ def test_results_message(client: TestClient) -> None:
         start(ws, size=8)
         ws.send_json({"type": "results"})
         assert until(ws, lambda m: m["type"] == "results")["results"] == {}
+
+
+# --- the command ---------------------------------------------------------------------------------
+
+def run_web(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([command("othello-web"), *args], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=60)
+
+
+def test_command_line_errors(tmp_path: Path) -> None:
+    bad = run_web(tmp_path, "--port", "70000")
+    assert bad.returncode == 2 and bad.stdout == ""
+    assert bad.stderr.splitlines()[-1] == "othello-web: error: argument --port: port 70000: expected 0..65535"
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        busy = run_web(tmp_path, "--port", str(port), "--data", "data")
+    assert busy.returncode == 1 and "Traceback" not in busy.stderr
+    assert busy.stderr.startswith(f"othello-web: cannot listen on 127.0.0.1 port {port}: ")
+    (tmp_path / "file").write_text("")
+    nodata = run_web(tmp_path, "--port", "0", "--data", "file/sub")
+    assert nodata.returncode == 1 and nodata.stderr.startswith("othello-web: cannot use the data folder")
+
+
+def start_web(tmp_path: Path, *args: str) -> tuple[subprocess.Popen[str], str]:
+    proc = subprocess.Popen([command("othello-web"), "--port", "0", "--data", "data", *args],
+                            cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
+    assert line.startswith("othello-web: serving http://"), line
+    return proc, line.split("serving ", 1)[1].split()[0]
+
+
+def get_json(url: str) -> Any:
+    deadline = time.monotonic() + 20
+    while True:
+        try:
+            with urllib.request.urlopen(url, timeout=5) as reply:
+                return json.loads(reply.read())
+        except OSError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
+
+
+def test_another_address_warns(tmp_path: Path) -> None:
+    proc, url = start_web(tmp_path, "--host", "0.0.0.0")
+    try:
+        assert url.startswith("http://0.0.0.0:")
+        assert get_json(url.replace("0.0.0.0", "127.0.0.1") + "api/status")["sessions"] == 0
+    finally:
+        proc.terminate()
+        _, err = proc.communicate(timeout=20)
+    assert err.startswith("othello-web: warning: listening on 0.0.0.0, not on the loopback address")
+
+
+def test_the_server_ends_its_engines_when_it_stops(tmp_path: Path) -> None:
+    websockets = pytest.importorskip("websockets.sync.client")
+    proc, url = start_web(tmp_path)
+    try:
+        with websockets.connect(url.replace("http", "ws", 1) + "ws") as ws:
+            ws.send(json.dumps({"type": "new", "size": 8, "black": "engine", "white": "engine",
+                                "movetime": 60000}))
+            deadline = time.monotonic() + 20
+            pids: list[int] = []
+            while not pids and time.monotonic() < deadline:
+                pids = get_json(url + "api/status")["engine_pids"]
+                time.sleep(0.05)
+            assert len(pids) == 1 and _alive(pids[0])
+            proc.terminate()                 # mid-search, with the page still open
+            proc.wait(20)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    deadline = time.monotonic() + 5
+    while _alive(pids[0]) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _alive(pids[0])
