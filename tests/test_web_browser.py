@@ -12,9 +12,6 @@ import os
 import shutil
 import statistics
 import subprocess
-import sys
-import time
-from pathlib import Path
 from typing import Any, Callable, Iterator
 
 import pytest

@@ -237,7 +237,7 @@ def test_load_pasted_text(client: TestClient, text: str, ply: int, status: str) 
 
 def test_load_bad_text_keeps_the_game(client: TestClient) -> None:
     with client.websocket_connect("/ws") as ws:
-        m = start(ws, size=8, black="human", white="human")
+        start(ws, size=8, black="human", white="human")
         for text in ("f5 zz9", "(;GM[Chess];)", "", "8/8/8 x"):
             ws.send_json({"type": "load", "text": text})
             assert error(ws)["message"]
@@ -337,7 +337,7 @@ BAD = [
 
 def test_bad_messages_get_an_error_and_the_session_goes_on(client: TestClient) -> None:
     with client.websocket_connect("/ws") as ws:
-        m = start(ws, size=8, black="human", white="human")
+        start(ws, size=8, black="human", white="human")
         for text in BAD:
             ws.send_text(text)
             e = error(ws)
