@@ -191,6 +191,8 @@ class WebGame:
             self.redo.append(b.pop())
         while len(b.move_stack) < ply:
             b.push(self.redo.pop())
+        if b.must_pass() and self.redo and self.redo[-1] == PASS:
+            b.push(self.redo.pop())   # a forced pass is no place to stop: nobody can move there
         self._after_jump()
 
     def _after_jump(self) -> None:
@@ -284,9 +286,8 @@ class WebGame:
         result = ""
         if b.is_game_over():
             result = f"{b.disc_difference():+d}"
-        evals = [self.evals.get(ply) for ply in range(len(b.move_stack))]
         return format_ggf(b, names[0] or self._name(BLACK), names[1] or self._name(WHITE), result,
-                          evals=evals, place="othello_engine web", date=date)
+                          place="othello_engine web", date=date)
 
     def _name(self, color: Color) -> str:
         return "human" if self.players[color] == "human" else self.strength.label()
