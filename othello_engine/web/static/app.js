@@ -91,6 +91,13 @@ function buildBoard(n) {
     squares.push(sq);
   }
   boardEl.append(frag);
+  const files = $("#files"), ranks = $("#ranks");
+  files.style.gridTemplateColumns = `repeat(${n}, 1fr)`;
+  ranks.style.gridTemplateRows = `repeat(${n}, 1fr)`;
+  files.replaceChildren(...Array.from({ length: n }, (_, c) => Object.assign(
+    document.createElement("span"), { textContent: FILES[c] })));
+  ranks.replaceChildren(...Array.from({ length: n }, (_, r) => Object.assign(
+    document.createElement("span"), { textContent: String(r + 1) })));
   boardSize = n;
 }
 
