@@ -272,3 +272,18 @@ def test_bad_url_parameters_say_so(driver: Any, server: str) -> None:
     driver.get(f"{server}?size=9&black=human&white=human")
     wait_for(driver, lambda d: "size 9 is not an even size" in message(d))
     assert status(driver) == "Black to move"
+
+
+def test_upload_a_ggf_file(driver: Any, server: str, tmp_path: Any) -> None:
+    record = ("(;GM[Othello]PB[a]PW[b]TY[10]BO[10 " + "-" * 44 + "O*" + "-" * 8 + "*O" + "-" * 44
+              + " *]B[E4]W[D4];)")
+    path = tmp_path / "upload.ggf"
+    path.write_text(record)
+    open_game(driver, server, "size=8&black=human&white=human")
+    click(driver, '[data-action="load"]')
+    driver.find_element(By.CSS_SELECTOR, '[data-testid="load-file"]').send_keys(str(path))
+    wait_for(driver, lambda d: board_attr(d, "data-size") == "10" and board_attr(d, "data-ply") == "2")
+    ref = Ref(10)
+    ref.play("e4")
+    ref.play("d4")
+    assert ref_from_page(driver)[0].grid == ref.grid
