@@ -11,7 +11,9 @@ event loop and is applied only if the game is still where it was. The
 from __future__ import annotations
 
 import asyncio
+import sys
 import time
+import traceback
 from dataclasses import dataclass
 from typing import Any, Optional, Sequence
 
@@ -92,10 +94,12 @@ class Session:
         try:
             message = read_message(text)
             getattr(self, "_on_" + message["type"])(message)
-        except (MessageError, GameError, StoreError) as exc:
+        except (MessageError, GameError, StoreError, OthelloError) as exc:
             self.error(str(exc))
-        except OthelloError as exc:
-            self.error(str(exc))
+        except Exception:  # noqa: BLE001 - a bug must not end the page's session
+            traceback.print_exc(file=sys.stderr)
+            self.error("internal error: the request was not carried out (the server's log has "
+                       "the details)")
 
     def _strength(self, message: dict[str, Any], default: Strength) -> Strength:
         if "depth" in message:
