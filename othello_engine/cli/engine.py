@@ -39,11 +39,7 @@ def take_threads(args: list[str]) -> tuple[list[str], int | None, str | None]:
     return rest, threads, None
 
 
-<<<<<<< HEAD
-TOOLS = ("play", "perft", "match", "analyze", "train", "book", "games")
-=======
-TOOLS = ("play", "perft", "match", "analyze", "train", "book", "web")
->>>>>>> h-web
+TOOLS = ("play", "perft", "match", "analyze", "train", "book", "games", "web")
 """The subcommands that run a tool instead of the engine process (each is also its own command)."""
 
 
@@ -68,25 +64,18 @@ def run_tool(name: str, argv: list[str]) -> int:
     if name == "book":
         from othello_engine.cli import book
         return book.main(argv)
-<<<<<<< HEAD
     if name == "games":
         from othello_engine.cli import games
         return games.main(argv)
-=======
     if name == "web":
         from othello_engine.cli import web
         return web.main(argv)
->>>>>>> h-web
     raise ValueError(f"unknown tool {name!r}")
 
 
 def main(argv: list[str] | None = None) -> int:
     """``othello-engine`` speaks the UCI-like protocol on stdin/stdout (``--nboard`` for NBoard);
-<<<<<<< HEAD
-    ``othello-engine play|perft|match|analyze|train|book|games ...`` run the tools. ``--threads N`` sets the
-=======
-    ``othello-engine play|perft|match|analyze|train|book|web ...`` run the tools. ``--threads N`` sets the
->>>>>>> h-web
+    ``othello-engine play|perft|match|analyze|train|book|games|web ...`` run the tools. ``--threads N`` sets the
     search threads of the engine process, whatever protocol it speaks."""
     args = list(sys.argv[1:] if argv is None else argv)
     if args and args[0] in TOOLS:
