@@ -2,7 +2,8 @@
 
 :func:`parse_line` reads one line (its format given or detected by :func:`detect_format`);
 :func:`open_sources` gives the lines of input files and pipes, none longer than :data:`MAX_LINE`
-bytes held in memory.
+bytes held in memory; a WTHOR database (``.wtb``) gives one GGF line a game, and a :class:`BadLine`
+in the place of a bad game.
 """
 
 from __future__ import annotations
@@ -12,8 +13,10 @@ from dataclasses import dataclass
 from typing import IO, Iterable, Iterator, Optional, Sequence
 
 from othello_engine.board import MAX_SIZE, MIN_SIZE, Board, OthelloError, Square
+from othello_engine.games.files import BadGame, game_line, read_games
 from othello_engine.ggf import parse_ggf
 from othello_engine.notation import MoveListError, parse_moves, parse_obf
+from othello_engine.wthor import is_wthor_path
 
 FORMATS = ("obf", "board", "fen", "moves", "ggf")
 MAX_ECHO = 200
@@ -182,9 +185,32 @@ def bounded_lines(stream: IO[bytes], limit: int = MAX_LINE) -> Iterator[str]:
         yield raw.decode("utf-8", errors="replace")
 
 
+class BadLine(str):
+    """The line of a game that could not be read from a database; ``error`` says why (the reader
+    makes it an error record)."""
+
+    error: str
+
+
+def wthor_lines(path: str) -> Iterator[str]:
+    """The games of a WTHOR file as GGF lines (names resolved when the name files are beside it),
+    a BadLine for each bad game."""
+    for entry in read_games(path):
+        if isinstance(entry, BadGame):
+            line = BadLine(f"{path} game {entry.number}")
+            line.error = entry.reason
+            yield line
+        else:
+            yield game_line(entry, "ggf")
+
+
 def open_sources(paths: Sequence[str], stdin: IO[bytes]) -> list[Source]:
-    """The inputs named by paths (``-`` or none: stdin), each read lazily as bounded lines."""
+    """The inputs named by paths (``-`` or none: stdin), each read lazily as bounded lines; a
+    ``.wtb`` file as the GGF lines of its games (:func:`wthor_lines`)."""
     def file_lines(path: str) -> Iterator[str]:
+        if is_wthor_path(path):
+            yield from wthor_lines(path)
+            return
         with open(path, "rb") as f:
             yield from bounded_lines(f)
 

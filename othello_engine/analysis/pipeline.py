@@ -33,7 +33,8 @@ def analyse_lines(sources: Sequence[Source], limit: Limit, *, spec: Optional[Wor
                   timeout: Optional[float] = None,
                   on_progress: Optional[Callable[[int, Optional[int]], None]] = None,
                   skip: int = 0, last_line: Optional[int] = None,
-                  cluster: Optional[str] = None, size: int = 8) -> Generator[Record, None, None]:
+                  cluster: Optional[str] = None, size: int = 8,
+                  empties: Optional[int] = None) -> Generator[Record, None, None]:
     """Analyse every position of the input lines with ``jobs`` engine processes and yield the
     records in input order (a GGF game gives one record per move). Blank lines and lines
     starting with ``#`` are skipped. on_progress(done, total) is called as positions finish
@@ -43,7 +44,8 @@ def analyse_lines(sources: Sequence[Source], limit: Limit, *, spec: Optional[Wor
     last of them, checked (ResumeError from the reader if the input differs). ``cluster``: a Ray address (see
     :mod:`othello_engine.cluster`); the positions then go to its workers in batches, ``jobs``
     engines at once (1: one per CPU of the cluster). ``size``: the board of move-list lines (the
-    other formats say their own size)."""
+    other formats say their own size). ``empties``: of a game, only its position with that many
+    empty squares (an error record when it has none)."""
     spec = spec or WorkerSpec()
     if jobs < 1:
         raise ValueError(f"jobs must be at least 1, not {jobs}")
@@ -53,7 +55,7 @@ def analyse_lines(sources: Sequence[Source], limit: Limit, *, spec: Optional[Wor
         portable = WorkerSpec(spec.command, spec.protocol, dict(spec.options))  # no local stderr
         runner = AnalysisRunner(portable, limit, multipv, timeout, address=cluster,
                                 slots=None if jobs == 1 else jobs)
-        return _run(sources, [runner.consume], [], fmt, on_progress, skip, last_line, size)
+        return _run(sources, [runner.consume], [], fmt, on_progress, skip, last_line, size, empties)
     workers = start_workers(spec, jobs)
 
     def consumer(worker: Worker) -> Consumer:
@@ -67,12 +69,13 @@ def analyse_lines(sources: Sequence[Source], limit: Limit, *, spec: Optional[Wor
         return work
 
     return _run(sources, [consumer(w) for w in workers], [w.close for w in workers], fmt,
-                on_progress, skip, last_line, size)
+                on_progress, skip, last_line, size, empties)
 
 
 def _run(sources: Sequence[Source], consumers: list[Consumer], closers: list[Callable[[], None]],
          fmt: str, on_progress: Optional[Callable[[int, Optional[int]], None]], skip: int = 0,
-         last_line: Optional[int] = None, size: int = 8) -> Generator[Record, None, None]:
+         last_line: Optional[int] = None, size: int = 8,
+         empties: Optional[int] = None) -> Generator[Record, None, None]:
     tasks: queue.Queue[Optional[Task]] = queue.Queue()
     board = _ResultBoard(skip, max(READ_AHEAD, 32 * len(consumers)))  # room for every slot
 
@@ -96,7 +99,14 @@ def _run(sources: Sequence[Source], consumers: list[Consumer], closers: list[Cal
                         if length > MAX_LINE:
                             raise InputError(f"line of {length} bytes is longer than the "
                                              f"{MAX_LINE} bytes a line may have: not read")
+                        if getattr(raw, "error", None):     # a bad game of a database
+                            raise InputError(raw.error)
                         found, positions = parse_line(text, fmt, size)
+                        if empties is not None and found == "ggf":
+                            positions = [p for p in positions if p.board.empties == empties][:1]
+                            if not positions:
+                                raise InputError(f"the game has no position with {empties} empties "
+                                                 "before a move")
                     except Exception as exc:  # a bad line is one error record, never the end
                         detected = detect_format(text[:MAX_ECHO]) if fmt == "auto" else fmt
                         why = str(exc) if isinstance(exc, InputError) else f"internal error: {exc!r}"

@@ -76,8 +76,9 @@ def build_parser() -> argparse.ArgumentParser:
         prog="othello-analyze",
         description="Analyse Othello positions with an engine: one position or game per input "
                     "line (OBF, '<cells> <side>' board strings, UGI FEN, move lists from the start "
-                    "such as 'f5d6c3' or 'f5 d6 c3', or GGF games analysed move by move). Blank "
-                    "lines and lines starting with '#' are skipped.",
+                    "such as 'f5d6c3' or 'f5 d6 c3', or GGF games analysed move by move); a .wtb "
+                    "file is a WTHOR database, its games read as GGF games, one record a game. "
+                    "Blank lines and lines starting with '#' are skipped.",
         epilog="Exit status: 0 when every line was analysed, 1 when some lines got an error "
                "record, 2 for bad arguments or an engine that cannot start.")
     p.add_argument("files", nargs="*", help="input files or pipes such as <(...) ('-' or none: "
@@ -93,6 +94,9 @@ def build_parser() -> argparse.ArgumentParser:
     lim.add_argument("--timeout", type=float_arg,
                      help="give up on a position after this many seconds (default: none, or "
                           "--time plus 5 s)")
+    p.add_argument("--empties", type=int_arg, metavar="N",
+                   help="of each game (GGF, WTHOR), only its position with N empty squares (default: "
+                        "every position before a move)")
     p.add_argument("--multipv", type=int_arg, default=1, metavar="K", help="analyse the K best moves")
     p.add_argument("--size", type=start_size_arg, default=8, metavar="N",
                    help="the board of move-list lines, an even size 4..26 (default 8; FEN, board "
@@ -170,6 +174,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         value = getattr(args, name)
         if value is not None and value < 1:
             return fail(f"--{name} must be at least 1, not {value}")
+    if args.empties is not None and args.empties < 1:
+        return fail(f"--empties must be at least 1, not {args.empties}")
     for name in ("time", "timeout"):
         value = getattr(args, name)
         if value is not None and value <= 0:
@@ -240,7 +246,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         records = analyse_lines(open_sources(args.files, sys.stdin.buffer), limit, spec=spec,
                                 multipv=args.multipv, jobs=args.jobs, fmt=args.format,
                                 timeout=args.timeout, on_progress=progress.update, skip=skip,
-                                last_line=last_line, cluster=args.cluster, size=args.size)
+                                last_line=last_line, cluster=args.cluster, size=args.size,
+                                empties=args.empties)
         out: IO[str] = sys.stdout
         if args.output:
             out_file = out = open(args.output, "a" if skip else "w", encoding="utf-8")

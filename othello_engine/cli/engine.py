@@ -40,7 +40,7 @@ def take_threads(args: list[str]) -> tuple[list[str], int | None, str | None]:
     return rest, threads, None
 
 
-TOOLS = ("play", "perft", "match", "analyze", "train", "book")
+TOOLS = ("play", "perft", "match", "analyze", "train", "book", "games")
 """The subcommands that run a tool instead of the engine process (each is also its own command)."""
 
 
@@ -65,6 +65,9 @@ def run_tool(name: str, argv: list[str]) -> int:
     if name == "book":
         from othello_engine.cli import book
         return book.main(argv)
+    if name == "games":
+        from othello_engine.cli import games
+        return games.main(argv)
     raise ValueError(f"unknown tool {name!r}")
 
 
@@ -86,7 +89,7 @@ def apply_tuning(text: str) -> str | None:
 
 def main(argv: list[str] | None = None) -> int:
     """``othello-engine`` speaks the UCI-like protocol on stdin/stdout (``--nboard`` for NBoard);
-    ``othello-engine play|perft|match|analyze|train|book ...`` run the tools. ``--threads N`` sets the
+    ``othello-engine play|perft|match|analyze|train|book|games ...`` run the tools. ``--threads N`` sets the
     search threads of the engine process, whatever protocol it speaks."""
     args = list(sys.argv[1:] if argv is None else argv)
     if args and args[0] in TOOLS:

@@ -11,6 +11,7 @@ from typing import Optional, Sequence, TextIO
 
 from othello_engine.cli.common import size_arg
 from othello_engine.client import DriverError
+from othello_engine.match.openings import DEFAULT_OPENING_PLIES
 from othello_engine.match import (GameResult, MatchConfig, MatchError, MatchResult, SkippedLine,
                                   config_from_settings, format_report, game_line, read_finished_games,
                                   run_match)
@@ -42,7 +43,12 @@ def build_parser(parser: type[argparse.ArgumentParser] = argparse.ArgumentParser
                     help="board size of the match, 3..26 (default 8); without --openings an even size "
                          "plays the distinct positions 4 plies from its start")
     ap.add_argument("--openings", metavar="FILE",
-                    help="openings: move lines (f5d6c4...), FEN or board lines; default: the shipped set")
+                    help="openings: move lines (f5d6c4...), FEN or board lines, or a WTHOR database "
+                         "(.wtb: the first --opening-plies moves of its games, each position once up "
+                         "to symmetry); default: the shipped set")
+    ap.add_argument("--opening-plies", type=int_arg, default=DEFAULT_OPENING_PLIES, metavar="N",
+                    help=f"moves of each game taken from a WTHOR --openings file (default "
+                         f"{DEFAULT_OPENING_PLIES})")
     ap.add_argument("--concurrency", type=int_arg, default=1, help="games played at once (default 1)")
     ap.add_argument("--gauntlet", action="store_true", help="the first engine against each other one "
                     "(default: round robin)")
@@ -93,7 +99,8 @@ def config_from_args(args: argparse.Namespace) -> tuple[MatchConfig, list[Skippe
                                 gauntlet=args.gauntlet, sprt=" ".join(args.sprt) if args.sprt else None,
                                 margin=args.margin, move_timeout=args.move_timeout,
                                 handshake_timeout=args.handshake_timeout,
-                                allow_eval_fallback=args.allow_eval_fallback)
+                                allow_eval_fallback=args.allow_eval_fallback,
+                                opening_plies=args.opening_plies)
 
 
 def main(argv: Optional[list[str]] = None) -> int:

@@ -44,7 +44,8 @@ INTERRUPTED = {
 
 
 def main(argv: Optional[list[str]] = None) -> int:
-    """Run one step of the training pipeline; 0 on success, 2 on bad input, 130 when interrupted."""
+    """Run one step of the training pipeline; 0 on success, 1 when bad games of a WTHOR database were
+    left out (each is reported), 2 on bad input, 130 when interrupted."""
     ap = argparse.ArgumentParser(prog="othello-train", description=(train.__doc__ or "").split("\n\n")[0])
     sub = ap.add_subparsers(dest="step", required=True)
     g = sub.add_parser("generate", help="self-play games, one record a line")
@@ -61,7 +62,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     g.add_argument("--cluster", metavar="ADDRESS", help=CLUSTER_HELP)
     g.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     lb = sub.add_parser("label", help="a target for every position of the games")
-    lb.add_argument("games", help="game file")
+    lb.add_argument("games", help="game file (one record a line), or a WTHOR database (.wtb)")
     lb.add_argument("out", help="position file to append to (.gz for gzip)")
     lb.add_argument("--weights", help="pattern weights for the search scores (none: results only)")
     lb.add_argument("--depth", default="6",
@@ -84,7 +85,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     ft.add_argument("--phases", help="fit only phases FIRST-LAST (the others get zero weights)")
     ft.add_argument("-q", "--quiet", action="store_true")
     ts = sub.add_parser("testset", help="solve positions of the games exactly (a test set)")
-    ts.add_argument("games")
+    ts.add_argument("games", help="game file, or a WTHOR database (.wtb)")
     ts.add_argument("out")
     ts.add_argument("--empties", type=_count(1, 59), default=20,
                     help="empty squares of the positions to solve (default 20)")
@@ -108,6 +109,11 @@ def main(argv: Optional[list[str]] = None) -> int:
         refused += (ClusterError,)
     out: Optional[str] = getattr(args, "out", None)  # the file this step writes (evaluate: none)
     existed = out is not None and os.path.exists(out)
+    bad_games: list[str] = []
+
+    def bad_game(text: str) -> None:    # a bad game of a WTHOR database: reported, left out
+        bad_games.append(text)
+        print(f"othello-train {args.step}: bad game left out: {text}", file=sys.stderr)
     try:
         if args.step == "generate" and args.weights:
             from othello_engine import weights
@@ -117,7 +123,7 @@ def main(argv: Optional[list[str]] = None) -> int:
             depth = train.parse_schedule(args.depth, "--depth", whole=True)
             settings = train.LabelSettings(depth=depth, weights=args.weights)
             n = train.label(args.games, args.out, settings, args.jobs, args.quiet, args.limit,
-                            cluster=address)
+                            cluster=address, errors=bad_game)
             print(f"label: {n} games labelled into {args.out} in {time.monotonic() - t:.1f} s",
                   file=sys.stderr)
         elif args.step == "fit":
@@ -131,7 +137,7 @@ def main(argv: Optional[list[str]] = None) -> int:
             train.fit(args.positions, args.out, fit_settings, args.quiet)
         elif args.step == "testset":
             n = train.testset(args.games, args.out, args.empties, args.count, args.jobs, args.quiet,
-                              cluster=address)
+                              cluster=address, errors=bad_game)
             print(f"testset: {n} positions solved into {args.out}", file=sys.stderr)
             if n == 0:
                 print(f"othello-train testset: no position with {args.empties} empties and a move to "
@@ -158,6 +164,9 @@ def main(argv: Optional[list[str]] = None) -> int:
         print(f"othello-train {args.step}: {exc}", file=sys.stderr)
         _drop_if_new(out, existed)
         return 2
+    if bad_games:
+        print(f"othello-train {args.step}: {len(bad_games)} bad games left out (see above)", file=sys.stderr)
+        return 1
     return 0
 
 

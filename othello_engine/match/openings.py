@@ -2,7 +2,8 @@
 
 A line is a move list from the standard start (read by :func:`othello_engine.notation.play_moves`,
 so a forced pass may be left out), a UGI FEN or a board string (read by
-:func:`othello_engine.notation.parse_position`).
+:func:`othello_engine.notation.parse_position`). A WTHOR database (``.wtb``) gives the first moves
+of its games, each position once up to symmetry (:func:`game_openings`).
 """
 
 from __future__ import annotations
@@ -14,6 +15,9 @@ from typing import Optional
 from othello_engine.board import PASS, Board, OthelloError, canonical, clip_text
 from othello_engine.match.config import MatchError, Opening
 from othello_engine.notation import MoveListError, parse_position, play_moves
+
+DEFAULT_OPENING_PLIES = 8
+"""Moves of each game an opening taken from a games database has."""
 
 
 @dataclass(frozen=True)
@@ -88,16 +92,63 @@ def start_openings(size: int, plies: int = 4) -> list[Opening]:
     return list(found.values())
 
 
-def load_openings(path: Optional[str] = None, size: int = 8) -> tuple[list[Opening], list[SkippedLine]]:
+def game_openings(path: str, size: int = 8, plies: int = DEFAULT_OPENING_PLIES
+                  ) -> tuple[list[Opening], list[SkippedLine]]:
+    """The openings of a WTHOR database: the position after the first ``plies`` moves of each game
+    (passes not counted), each once up to symmetry, in the order of the games; bad games and games
+    shorter than that are skipped and returned. MatchError when none is usable."""
+    from othello_engine.games.files import BadGame, read_games
+    from othello_engine.wthor import moves_text
+    if not 1 <= plies <= 60:
+        raise MatchError(f"--opening-plies {plies}: expected 1..60")
+    found: dict[tuple[int, int], Opening] = {}
+    skipped: list[SkippedLine] = []
+    try:
+        for entry in read_games(path):
+            if isinstance(entry, BadGame):
+                skipped.append(SkippedLine(f"{path}:{entry.number}", f"game {entry.number}", entry.reason))
+                continue
+            if entry.size != size:
+                raise MatchError(f"openings file {path!r}: {entry.size}x{entry.size} games in a match on "
+                                 f"{size}x{size}")
+            board = Board(size)
+            played = 0
+            for move in entry.moves:
+                if played == plies:
+                    break
+                board.push(move)
+                played += move != PASS
+            source = f"{path}:{entry.number}"
+            if played < plies or board.is_game_over():
+                skipped.append(SkippedLine(source, moves_text(board.move_stack, size),
+                                           f"the game is shorter than {plies} moves"))
+                continue
+            key = canonical(board.player, board.opponent, size)[:2]
+            if key not in found:
+                found[key] = Opening(board, source)
+    except OSError as exc:
+        raise MatchError(f"openings file {path!r}: {exc.strerror or exc}") from None
+    except OthelloError as exc:
+        raise MatchError(f"openings file {exc}") from None
+    if not found:
+        raise MatchError(f"openings file {path!r}: no game with {plies} moves")
+    return list(found.values()), skipped
+
+
+def load_openings(path: Optional[str] = None, size: int = 8,
+                  plies: int = DEFAULT_OPENING_PLIES) -> tuple[list[Opening], list[SkippedLine]]:
     """The openings of a file (one per line; ``#`` comments and blank lines ignored), or the
     shipped balanced set when path is None (8x8; on other even sizes the distinct positions 4
-    plies from the start, :func:`start_openings`). Unreadable lines are skipped and returned; a
-    file with no usable line, or none at all, is a MatchError.
+    plies from the start, :func:`start_openings`), or of a WTHOR database the positions after the
+    first ``plies`` moves of its games (:func:`game_openings`). Unreadable lines are skipped and
+    returned; a file with no usable line, or none at all, is a MatchError.
 
     >>> ops, bad = load_openings()
     >>> len(ops) >= 20, bad
     (True, [])
     """
+    if path is not None and path.lower().endswith((".wtb", ".wtd")):
+        return game_openings(path, size, plies)
     if path is None and size != 8:
         if size % 2:
             raise MatchError(f"a {size}x{size} board has no standard start: give --openings")

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional
+from typing import Callable, Optional
 
 from othello_engine import _core
-from othello_engine.train.records import (NO_SCORE, board_of, cells_of, complete_lines, game_plies,
+from othello_engine.train.records import (NO_SCORE, board_of, cells_of, complete_lines, game_lines, game_plies,
                                           game_positions, open_text, parse_game, truncate_lines)
 from othello_engine.train.runner import process_engine, run_ordered
 from othello_engine.train.schedule import Schedule
@@ -48,12 +48,14 @@ def _label_item(item: tuple[str, LabelSettings]) -> str:
 
 
 def label(games_path: str, out_path: str, settings: LabelSettings, jobs: int = 1,
-          quiet: bool = False, limit: Optional[int] = None, cluster: Optional[str] = None) -> int:
+          quiet: bool = False, limit: Optional[int] = None, cluster: Optional[str] = None,
+          errors: Optional[Callable[[str], None]] = None) -> int:
     """Label the games of games_path not yet in out_path (resumes by counting the games whose
     positions are complete: a game's lines are written together). Returns the games labelled.
-    ``cluster``: a Ray address to label them on (see :func:`~othello_engine.train.runner.run_ordered`)."""
-    with open_text(games_path) as f:
-        games = [line for line in f if line.strip()]
+    ``cluster``: a Ray address to label them on (see :func:`~othello_engine.train.runner.run_ordered`).
+    A WTHOR database is read too (:func:`~othello_engine.train.records.game_lines`; its bad games
+    go to ``errors``)."""
+    games = game_lines(games_path, errors)
     if limit is not None:
         games = games[:limit]
     done_positions = complete_lines(out_path)

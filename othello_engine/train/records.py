@@ -6,7 +6,7 @@ import gzip
 import io
 import os
 import re
-from typing import IO, Iterator
+from typing import IO, Callable, Iterator, Optional
 
 from othello_engine import _core
 from othello_engine.board import BLACK, PASS, Board, OthelloError, clip_text, parse_square, square_name
@@ -75,6 +75,33 @@ def truncate_lines(path: str, lines: int) -> None:
 
 
 # --- game records ----------------------------------------------------------------------------------
+def game_lines(path: str, errors: Optional[Callable[[str], None]] = None) -> list[str]:
+    """The game record lines of a game file (plain or gzip; blank lines left out), or of a WTHOR
+    database (``.wtb``): each of its games as ``<moves> <black disc difference> 0``, the result as
+    the database records it and no exact part (solve 0: every position may get a search score).
+    A bad WTHOR game is left out and reported through ``errors`` (one line naming the file and the
+    game); without ``errors``, ValueError."""
+    from othello_engine.games.files import BadGame, game_line, read_games
+    from othello_engine.wthor import is_wthor_path
+    if not is_wthor_path(path):
+        with open_text(path) as f:
+            return [line for line in f if line.strip()]
+    lines = []
+    for entry in read_games(path):
+        if isinstance(entry, BadGame):
+            if errors is None:
+                raise ValueError(str(entry))
+            errors(str(entry))
+            continue
+        try:
+            lines.append(game_line(entry, "train") + "\n")
+        except OthelloError as exc:
+            if errors is None:
+                raise ValueError(f"{path}: game {entry.number}: {exc}") from None
+            errors(f"{path}: game {entry.number}: {exc}")
+    return lines
+
+
 def parse_game(line: str) -> tuple[list[int], int, int]:
     """(moves, black disc difference, solve empties) of a record line. The moves are read with the
     package's one move-list grammar (:mod:`othello_engine.notation`); the records the pipeline

@@ -6,7 +6,7 @@ from typing import Callable, Optional
 
 from othello_engine import _core
 from othello_engine.train.records import (NO_SCORE, board_of, cells_of, check_position_line, complete_lines,
-                                          game_positions, open_text, parse_cells, parse_game)
+                                          game_lines, game_positions, open_text, parse_cells, parse_game)
 from othello_engine.train.runner import process_engine, run_ordered
 
 
@@ -20,21 +20,20 @@ def _solve_item(item: tuple[str]) -> str:
 
 
 def testset(games_path: str, out_path: str, empties: int, count: int, jobs: int = 1,
-            quiet: bool = False, cluster: Optional[str] = None) -> int:
+            quiet: bool = False, cluster: Optional[str] = None,
+            errors: Optional[Callable[[str], None]] = None) -> int:
     """Solve exactly the positions with `empties` empties of the games (one per game, up to count;
-    resumable); a position file whose result column is the exact score."""
+    resumable); a position file whose result column is the exact score. A WTHOR database is read
+    too (its bad games go to ``errors``)."""
     cells_list = []
-    with open_text(games_path) as f:
-        for line in f:
-            if not line.strip():
-                continue
-            moves, _, _ = parse_game(line)
-            for P, O, _sign in game_positions(moves):
-                if 64 - _core.popcount(P | O) == empties and _core.legal_moves(P, O):
-                    cells_list.append(cells_of(P, O))
-                    break
-            if len(cells_list) >= count:
+    for line in game_lines(games_path, errors):
+        moves, _, _ = parse_game(line)
+        for P, O, _sign in game_positions(moves):
+            if 64 - _core.popcount(P | O) == empties and _core.legal_moves(P, O):
+                cells_list.append(cells_of(P, O))
                 break
+        if len(cells_list) >= count:
+            break
     done = complete_lines(out_path)
     items = [(c,) for c in cells_list[done:]]
     with open_text(out_path, "at") as out:
