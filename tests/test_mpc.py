@@ -63,3 +63,17 @@ def test_command_prints_the_table(tmp_path):
     assert "pairs; sigma = " in out
     assert out.splitlines()[1].startswith("depth  shallow")
     assert len(out.splitlines()) == 2 + 10      # depths 3..12
+
+
+def test_engine_tuning_from_the_environment(tmp_path):
+    """OTHELLO_ENGINE_TUNE sets a knob of the core in the engine process; an unknown name gets
+    one stderr line and the engine still answers."""
+    import os
+    from uci_support import command
+    for tune, complaint in (("mpc_fit=1,mpc_t=120", False), ("no_such_knob=3", True)):
+        env = dict(os.environ, OTHELLO_ENGINE_TUNE=tune)
+        done = subprocess.run([command("othello-engine")], input="uci\ngo depth 6\nisready\nquit\n",
+                              capture_output=True, text=True, env=env, cwd=tmp_path, timeout=60)
+        assert "uciok" in done.stdout and "bestmove" in done.stdout and "readyok" in done.stdout
+        assert ("OTHELLO_ENGINE_TUNE: cannot set 'no_such_knob=3'" in done.stderr) == complaint
+        assert "Traceback" not in done.stderr
