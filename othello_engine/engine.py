@@ -188,6 +188,9 @@ class Engine:
         self.evaluation_kind = evaluation_kind
         self.multipv = multipv
         self.move_overhead = move_overhead
+        #: how late (s) searches with a hard limit have been ending past it, fading (the machine's
+        #: load as the clock sees it): it raises the safety margin of clock budgets
+        self.lateness = 0.0
         #: centi-discs a proven draw is worth to the side to move at the root (NBoard's contempt)
         self.contempt = contempt
         #: forward pruning (probcut) in the midgame; never used where a score is to be proven
@@ -242,12 +245,15 @@ class Engine:
         if limit.infinite:
             return timeman.Budget(None, None)
         if limit.time is not None:
-            return timeman.movetime_budget(limit.time, self.move_overhead)
+            return timeman.movetime_budget(limit.time, self.move_overhead + self.lateness)
         clock = limit.black_clock if board.turn == BLACK else limit.white_clock
         if clock is not None:
             inc = limit.black_inc if board.turn == BLACK else limit.white_inc
+            # searches that end late cost every later move that much more, as the overhead does
             return timeman.clock_budget(clock, inc, limit.moves_to_go, board.empties,
-                                        self.move_overhead, timeman.solve_model(board.size))
+                                        self.move_overhead + self.lateness,
+                                        timeman.solve_model(board.size),
+                                        timeman.safety_margin(self.lateness))
         return timeman.Budget(None, None)
 
     def search(self, board: Board, limit: Limit, on_info: Optional[InfoCallback] = None,
@@ -385,6 +391,8 @@ class Engine:
                 running.set()  # no progress report after the search is over
             if ticker is not None:
                 ticker.join()
+        if budget.hard is not None:
+            self.lateness = timeman.next_lateness(self.lateness, time.monotonic() - started - budget.hard)
         pv_lines = convert(lines)
         legal = board.legal_moves() or [PASS]
         if not pv_lines or pv_lines[0].move not in legal:

@@ -12,6 +12,12 @@ and shares the rest over the moves before it by a phase weight; the moves just b
 are kept short of their own gate, so that the search does not prove the result early with the
 pool still full.
 
+Every hard limit, the solve's too, keeps a safety margin on the clock beyond the overhead and the
+later moves' least time: MARGIN (0.1 s), or LATE_FACTOR times the lateness the engine has seen
+(how long after their hard limits its searches ended: the machine's load). A clock reported in
+whole seconds (GTP's ``time_left``) is read as what is surely left (``reported_clock``): half a
+second less, or the engine's own account of the clock where that lies between the two.
+
 Nothing here assumes an 8x8 game: the moves still to play come from the empty squares (a 26x26
 game has over 670 moves), the solve estimate saturates instead of overflowing on hundreds of
 empties, and the plan costs time linear in the moves left.
@@ -39,9 +45,22 @@ MAX_SHARE = 0.35
 SAFETY_SHARE = 0.02
 """Share of the clock kept back against slow replies, at most SAFETY_CAP seconds."""
 SAFETY_CAP = 0.5
-JITTER = 0.05
-"""Kept on the clock beyond the overhead by every hard limit (at most a quarter of the usable
-time): on a loaded machine a search can end tens of milliseconds after its hard limit."""
+MARGIN = 0.1
+"""The least safety margin (s) every hard limit keeps on the clock beyond the overhead and the
+later moves' least time (at most MARGIN_SHARE of the usable time, so that an all but empty clock
+still answers): on a loaded machine a search can end tens of milliseconds after its hard limit, and a
+GUI's clock runs on while it reads the reply. ``safety_margin`` raises it with the lateness seen."""
+MARGIN_SHARE = 0.5
+"""Most of the usable clock the margin may take: at 1 s + 20 ms the clock is near 0.3 s for
+many moves, where a quarter would cut the margin to 70 ms."""
+LATE_FACTOR = 3.0
+"""The margin is at least this many times the lateness seen (``next_lateness``): a machine busy
+enough to make one search end late can make the next one later."""
+LATE_DECAY = 0.8
+"""Each move keeps this share of the lateness seen before it: a burst of load fades in a few
+moves, a steady one keeps being measured."""
+MAX_MARGIN = 5.0
+"""The margin's ceiling (s): a stall of seconds (a suspended laptop) must not starve a long game."""
 GATE_SHARE = 0.8
 """The search starts the exact solve only when ``_core.solve_seconds(empties)`` fits this share of
 the hard limit left (``Search.run``): a move planned as the solve gets a hard limit that opens it."""
@@ -122,6 +141,47 @@ def max_share(horizon: int) -> float:
     return min(0.9, max(MAX_SHARE, 1.5 / horizon))
 
 
+def reported_clock(reported: float, resolution: float, own: Optional[float] = None) -> float:
+    """What is surely left on a clock that a controller reports to ``resolution`` seconds (GTP's
+    ``time_left`` is whole seconds), given the engine's ``own`` account of that clock where it
+    keeps one (the last report less the time it measured since, Move Overhead included).
+
+    Quarry rounds to the nearest second, so what is left may be half a second less than its
+    report; othello-match and gogui drop the fraction, so it may be up to a second more. The
+    clock is therefore at least the report less half a step, and the own account (which knows the
+    fraction) is used where it lies between that and the report.
+
+    >>> reported_clock(5, 1.0), reported_clock(5, 1.0, own=4.8), reported_clock(5, 1.0, own=5.7)
+    (4.5, 4.8, 5)
+    >>> reported_clock(5, 1.0, own=3.0), reported_clock(0, 1.0), reported_clock(2.0, 0.001)
+    (4.5, 0.0, 1.9995)
+    """
+    floor = reported - resolution / 2
+    left = floor if own is None else max(floor, min(own, reported))
+    return max(0.0, left)
+
+
+def next_lateness(lateness: float, late: float) -> float:
+    """The lateness estimate after a search that ended ``late`` seconds after its hard limit
+    (negative: early): the new lateness if larger, else the old one fading by LATE_DECAY.
+
+    >>> next_lateness(0.0, 0.02), round(next_lateness(0.1, -0.5), 3)
+    (0.02, 0.08)
+    """
+    return max(0.0, late, lateness * LATE_DECAY)
+
+
+def safety_margin(lateness: float = 0.0) -> float:
+    """The margin every hard limit keeps on the clock (s) when searches have been ending
+    ``lateness`` seconds after their hard limits: MARGIN on a quiet machine, LATE_FACTOR times
+    the lateness on a busy one, at most MAX_MARGIN.
+
+    >>> safety_margin(), round(safety_margin(0.2), 3), safety_margin(60.0)
+    (0.1, 0.6, 5.0)
+    """
+    return min(MAX_MARGIN, max(MARGIN, LATE_FACTOR * lateness))
+
+
 def movetime_budget(movetime: float, overhead: float) -> Budget:
     """A fixed time per move: use it all, minus the overhead kept for the reply to get out.
 
@@ -133,12 +193,14 @@ def movetime_budget(movetime: float, overhead: float) -> Budget:
 
 
 def clock_budget(remaining: float, increment: float, moves_to_go: Optional[int], empties: int,
-                 overhead: float, solve: SolveModel = DEFAULT_SOLVE) -> Budget:
+                 overhead: float, solve: SolveModel = DEFAULT_SOLVE, margin: float = MARGIN) -> Budget:
     """Budget for one move from a game clock (all times in seconds).
 
-    remaining: the side to move's clock; increment: added after each of its moves; moves_to_go:
-    moves to the next time control (None: the clock covers the rest of the game); empties: empty
-    squares; overhead: time lost per move outside the search (I/O, the GUI's lag).
+    remaining: the side to move's clock (what is surely left: see reported_clock); increment:
+    added after each of its moves; moves_to_go: moves to the next time control (None: the clock
+    covers the rest of the game); empties: empty squares; overhead: time lost per move outside the
+    search (I/O, the GUI's lag); margin: kept on the clock by every hard limit (see
+    safety_margin), also by the one that opens the exact solve.
 
     >>> b = clock_budget(10.0, 0.1, None, 56, 0.01)
     >>> 0.1 < b.soft < b.hard < 1.0
@@ -153,7 +215,7 @@ def clock_budget(remaining: float, increment: float, moves_to_go: Optional[int],
     # what the later moves need at the least, beyond the increments they bring
     future_min = max(0.0, later * (overhead + MIN_MOVE - increment),
                      overhead + MIN_MOVE if later else 0.0)
-    cap = max(MIN_BUDGET, usable - future_min - min(JITTER, 0.25 * usable))
+    cap = max(MIN_BUDGET, usable - future_min - min(margin, MARGIN_SHARE * usable))
     safety = min(SAFETY_SHARE * remaining, SAFETY_CAP)
     pool = max(MIN_BUDGET, usable + later * (increment - overhead) - safety)
 
@@ -172,10 +234,10 @@ def clock_budget(remaining: float, increment: float, moves_to_go: Optional[int],
 
     def needs(i: int) -> float:
         """What a solve at plies[i] keeps back of the pool: the hard limit that opens the search's
-        gate then with the jitter margin every hard limit keeps, the moves after it (their
+        gate then with the margin every hard limit keeps, the moves after it (their
         least time, or the increments they bring if more: those are part of the pool, but come
         too late to be spent before the proof)."""
-        return (cost[i] / GATE_SHARE + JITTER + SOLVE_MARGIN * after[i]
+        return (cost[i] / GATE_SHARE + margin + SOLVE_MARGIN * after[i]
                 + max(MIN_MOVE, increment - overhead) * (later - i))
 
     # the planned solve: the first later move whose needs are worth at most SOLVE_MOVES midgame

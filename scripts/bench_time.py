@@ -1,18 +1,24 @@
 """Time-management benchmark: engine-vs-engine games at fast clocks over pipes, refereed here.
 
-Prints, per game, time losses, each side's clock left at the end and its clock use by ply 20; then
-totals per time control (targets: no time loss, >= 10% of the clock used by ply 20, <= 10% left at
-the end on average). Also measures `go movetime` accuracy and the parse time of a 60-move
+Prints, per game, time losses, each side's clock left at the end, the lowest it fell to (when a
+move's reply arrived, before its increment) and its clock use by ply 20; then totals per time
+control (targets: no time loss, >= 10% of the clock used by ply 20, <= 10% left at the end on
+average, and the lowest clock above the safety margin). ``--gtp`` plays the games in GTP on a
+whole-second clock: ``time_settings BASE 0 0``, and before each ``genmove`` a ``time_left`` of the
+referee's clock in whole seconds, rounded to nearest as Quarry does (``--rounding floor`` as
+othello-match and gogui do). Also measures `go movetime` accuracy and the parse time of a 60-move
 `position` (``--movetime``, ``--parse``), and the exact-solve times that calibrate
 ``_core.solve_seconds``, the solve-cost model shared by the search's hand-over gate and the
 game-clock plan (``timeman.DEFAULT_SOLVE``) (``--calibrate``).
 
     python scripts/bench_time.py --games 100 --tc 10+0.1 --tc 2+0.05 --concurrency 2
+    python scripts/bench_time.py --gtp --games 20 --tc 5 --concurrency 2
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import queue
 import random
 import statistics
@@ -23,7 +29,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Optional
 
-from othello_engine.board import BLACK, PASS, Board, square_name
+from othello_engine.board import BLACK, PASS, Board, parse_square, square_name
 
 ENGINE = [sys.executable, "-P", "-m", "othello_engine"]
 
@@ -78,6 +84,23 @@ class Player:
             self.proc.wait()
 
 
+class GtpPlayer(Player):
+    """One engine process in GTP (``--gtp``); the same timestamped lines."""
+
+    def __init__(self, cmd: list[str], options: dict[str, str]) -> None:
+        self.proc = subprocess.Popen(cmd + ["--gtp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.DEVNULL, bufsize=0)
+        self.lines = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def ask(self, command: str, timeout: float) -> tuple[float, float, str]:
+        """(when sent, when the answer arrived, its text) of a command that must succeed."""
+        sent = self.send(command)
+        stamp, line = self.until("=", timeout)
+        self.until("", timeout)  # the empty line that ends a GTP response
+        return sent, stamp, line[1:].strip()
+
+
 @dataclass
 class GameReport:
     tc: str
@@ -87,6 +110,8 @@ class GameReport:
     initial: float = 0.0
     left: list[float] = field(default_factory=lambda: [0.0, 0.0])
     used_by_20: list[Optional[float]] = field(default_factory=lambda: [None, None])
+    lowest: list[float] = field(default_factory=lambda: [math.inf, math.inf])
+    """The lowest each side's clock fell to: when a move's reply arrived, before its increment."""
     spent: list[float] = field(default_factory=lambda: [0.0, 0.0])
     moves: list[int] = field(default_factory=lambda: [0, 0])
     solved: list[Optional[tuple[int, float]]] = field(default_factory=lambda: [None, None])
@@ -110,8 +135,9 @@ class GameReport:
         loss = self.time_loss or "none"
         solved = " ".join(f"{names[c]} {s[0]} empties {s[1]:.2f}s" if s else f"{names[c]} -"
                           for c, s in enumerate(self.solved))
+        low = " ".join(f"{names[c]} {self.lowest[c]:.3f}s" for c in (0, 1))
         return (f"[{self.tc}] game {self.number:3d}: {self.result:8s} time loss: {loss:5s} left: {left}"
-                f"  used by ply 20: {used}  solved at: {solved}")
+                f"  lowest: {low}  used by ply 20: {used}  solved at: {solved}")
 
 
 def play_game(tc: str, number: int, clock: float, inc: float, cmd: list[str], options: dict[str, str],
@@ -137,6 +163,7 @@ def play_game(tc: str, number: int, clock: float, inc: float, cmd: list[str], op
             stamp, line = p.until("bestmove", clocks[side] + 5.0, seen)
             dt = stamp - sent
             clocks[side] -= dt
+            report.lowest[side] = min(report.lowest[side], clocks[side])
             report.spent[side] += dt
             if report.solved[side] is not None:
                 report.spent_after[side] += dt
@@ -149,6 +176,56 @@ def play_game(tc: str, number: int, clock: float, inc: float, cmd: list[str], op
                 report.solved[side] = (board.empties, clocks[side])
                 report.moves_at_solve[side] = report.moves[side]
             board.push_str(line.split()[1])
+            if len(board.move_stack) == 20:
+                report.used_by_20 = [report.spent[c] / clock for c in (0, 1)]
+        d = board.disc_difference()
+        report.result = ("lost on time" if report.time_loss
+                         else f"B+{d}" if d > 0 else f"W+{-d}" if d < 0 else "draw")
+        report.left = clocks
+    finally:
+        for p in players:
+            p.close()
+    return report
+
+
+def whole_seconds(clock: float, rounding: str) -> int:
+    """A clock as a whole-second GTP controller reports it: Quarry rounds to nearest (its
+    ``floor(seconds_left + 0.5)``), othello-match and gogui drop the fraction."""
+    return max(0, math.floor(clock + 0.5) if rounding == "nearest" else math.floor(clock))
+
+
+def play_gtp_game(tc: str, number: int, clock: float, cmd: list[str], rounding: str,
+                  opening_plies: int, seed: int) -> GameReport:
+    """One game in GTP on a whole-second clock (no increment: GTP's absolute time)."""
+    rng = random.Random(seed)
+    board = Board()
+    players = [GtpPlayer(cmd, {}), GtpPlayer(cmd, {})]
+    names = ("b", "w")
+    report = GameReport(tc, number, initial=clock)
+    clocks = [clock, clock]
+    try:
+        for p in players:
+            p.ask(f"time_settings {int(clock)} 0 0", 10)
+        for _ in range(opening_plies):
+            move = rng.choice(board.legal_moves() or [PASS])
+            for p in players:
+                p.ask(f"play {names[board.turn]} {'pass' if move == PASS else square_name(move)}", 10)
+            board.push(move)
+        while not board.is_game_over():
+            side = board.turn
+            p = players[side]
+            p.ask(f"time_left {names[side]} {whole_seconds(clocks[side], rounding)} 0", 10)
+            sent, stamp, answer = p.ask(f"genmove {names[side]}", clocks[side] + 5.0)
+            dt = stamp - sent
+            clocks[side] -= dt
+            report.lowest[side] = min(report.lowest[side], clocks[side])
+            report.spent[side] += dt
+            report.moves[side] += 1
+            if clocks[side] <= 0:
+                report.time_loss = "black" if side == BLACK else "white"
+                break
+            board.push(PASS if answer.lower() == "pass" else parse_square(answer.lower()))
+            players[1 - side].ask(f"play {names[side]} {answer}", 10)
             if len(board.move_stack) == 20:
                 report.used_by_20 = [report.spent[c] / clock for c in (0, 1)]
         d = board.disc_difference()
@@ -178,8 +255,12 @@ def run_games(args: argparse.Namespace, options: dict[str, str]) -> None:
                 except queue.Empty:
                     return
                 try:
-                    rep = play_game(tc, n, clock, increment, args.engine, options, args.opening,
-                                    args.seed + n)
+                    if args.gtp:
+                        rep = play_gtp_game(tc, n, clock, args.engine, args.rounding, args.opening,
+                                            args.seed + n)
+                    else:
+                        rep = play_game(tc, n, clock, increment, args.engine, options, args.opening,
+                                        args.seed + n)
                 except (TimeoutError, EOFError, ValueError) as exc:
                     rep = GameReport(tc, n, result=f"error: {exc}", initial=clock)
                 with lock:
@@ -206,6 +287,11 @@ def run_games(args: argparse.Namespace, options: dict[str, str]) -> None:
             print(f"   clock left at game end: mean {100 * statistics.mean(lefts):.1f}% of the base time "
                   f"(max {100 * max(lefts):.1f}%), mean {100 * statistics.mean(lefts_total):.1f}% of "
                   "base + increments")
+        lows = [r.lowest[c] for r in done for c in (0, 1) if r.lowest[c] < math.inf]
+        if lows:
+            print(f"   lowest clock: min {min(lows):.3f} s, median {statistics.median(lows):.3f} s; "
+                  f"sides below 50 ms: {sum(x < 0.05 for x in lows)} of {len(lows)}, below 100 ms: "
+                  f"{sum(x < 0.1 for x in lows)}, below 500 ms: {sum(x < 0.5 for x in lows)}")
         if solved:
             after = [r.after_proof(c) for r in done if not r.time_loss for c in (0, 1)
                      if r.solved[c] is not None]
@@ -303,6 +389,10 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--option", action="append", default=[], help="Name=Value for setoption")
     ap.add_argument("--engine", nargs="+", default=ENGINE, help="engine command")
+    ap.add_argument("--gtp", action="store_true",
+                    help="play in GTP on a whole-second clock (time_left before each genmove)")
+    ap.add_argument("--rounding", choices=("nearest", "floor"), default="nearest",
+                    help="how --gtp reports the clock in whole seconds (nearest: as Quarry)")
     ap.add_argument("--movetime", action="store_true", help="measure go movetime accuracy")
     ap.add_argument("--parse", action="store_true", help="measure parsing a 60-move position")
     ap.add_argument("--calibrate", type=int, metavar="MAX_EMPTIES", help="time exact solves up to it")

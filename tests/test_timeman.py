@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import itertools
+import math
 
 import pytest
 
 from othello_engine import _core
-from othello_engine.timeman import (DEFAULT_SOLVE, JITTER, MIN_BUDGET, Budget, SolveModel, clock_budget,
-                                    movetime_budget, own_moves_left, solve_model)
+from othello_engine.timeman import (DEFAULT_SOLVE, MARGIN, MARGIN_SHARE, MAX_MARGIN, MIN_BUDGET, Budget, SolveModel,
+                                    clock_budget, movetime_budget, next_lateness, own_moves_left,
+                                    reported_clock, safety_margin, solve_model)
 
 CLOCKS = [0.05, 0.3, 2.0, 10.0, 60.0, 600.0]
 INCS = [0.0, 0.01, 0.1, 2.0]
@@ -43,7 +45,7 @@ def test_budget_is_sane_and_leaves_the_overhead(clock, inc, overhead):
         usable = clock - overhead
         if usable > MIN_BUDGET:
             # the overhead and a jitter margin always stay on the clock
-            assert b.hard <= max(MIN_BUDGET, usable - min(JITTER, 0.25 * usable)) + 1e-12
+            assert b.hard <= max(MIN_BUDGET, usable - min(MARGIN, MARGIN_SHARE * usable)) + 1e-12
 
 
 @pytest.mark.parametrize("clock, inc, overhead", list(itertools.product(CLOCKS[1:], INCS, OVERHEADS[:2])))
@@ -141,10 +143,11 @@ def play_with_proof(clock: float, inc: float, overhead: float,
 def test_little_is_left_but_the_increments_after_the_proof(clock, inc, proof_by, solve_share):
     """The solve estimate is near the worst case: whether the solve takes 5% of it or all of it,
     the result is proven by proof_by empties and what is left at the end is the increments of the
-    moves after the proof (answered at once) plus at most 5% of the base time."""
+    moves after the proof (answered at once) plus at most 5% of the base time and the safety
+    margin (kept on the clock to the end)."""
     left, proved, after = play_with_proof(clock, inc, 0.01, solve_share)
     assert left > 0 and proved >= proof_by
-    assert left - after * inc <= 0.05 * clock
+    assert left - after * inc <= 0.05 * clock + MARGIN
 
 
 def test_own_moves_left():
@@ -204,3 +207,77 @@ def test_a_big_board_budget_is_quick_to_plan():
     for empties in range(672, 600, -2):
         clock_budget(300.0, 0.0, None, empties, 0.01, solve_model(26))
     assert time.perf_counter() - started < 2.0      # 36 budgets; linear in the moves left
+
+
+# --- the safety margin: whole-second clocks and a loaded machine -------------------------------------
+
+def test_a_whole_second_report_is_read_as_what_is_surely_left():
+    # rounded to nearest (Quarry), "5" means 4.5 to 5.5 s; dropped fraction, 5 to 6 s
+    assert reported_clock(5, 1.0) == 4.5
+    # the own account knows the fraction where it agrees with the report...
+    assert reported_clock(5, 1.0, own=4.7) == 4.7
+    # ...but never more than the report, nor less than what the report guarantees
+    assert reported_clock(5, 1.0, own=5.9) == 5
+    assert reported_clock(5, 1.0, own=1.0) == 4.5
+    assert reported_clock(0, 1.0, own=0.3) == 0.0
+    # a millisecond clock (UCI's) loses nothing worth counting
+    assert reported_clock(1.234, 0.001) == pytest.approx(1.2335)
+
+
+def test_the_margin_follows_the_lateness_seen_and_fades():
+    assert safety_margin(0.0) == MARGIN
+    assert safety_margin(0.1) == pytest.approx(0.3)
+    assert safety_margin(100.0) == MAX_MARGIN
+    late = 0.0
+    late = next_lateness(late, 0.2)       # a search ended 0.2 s after its hard limit
+    assert late == 0.2
+    for _ in range(20):                   # then 20 searches on time
+        late = next_lateness(late, -0.01)
+    assert late < 0.01 and safety_margin(late) == MARGIN
+
+
+@pytest.mark.parametrize("base", [3, 5, 10, 30, 120])
+@pytest.mark.parametrize("rounding", ["nearest", "floor"])
+@pytest.mark.parametrize("lag", [0.0, 0.005])
+def test_a_whole_second_clock_is_never_lost_spending_every_hard_limit(base, rounding, lag):
+    """The controller's clock is the truth; it reports it in whole seconds before each move (Quarry
+    rounds to nearest, othello-match drops the fraction) and charges each move the hard limit plus
+    the overhead plus ``lag`` (what the pipes and the GUI cost beyond the Move Overhead; a lag well
+    beyond it is what raising Move Overhead is for). The engine plans on what is surely left, with
+    its own account (the last estimate less what it charged itself): the clock never runs out."""
+    overhead = 0.01
+    true, own, lowest = float(base), float(base), float(base)
+    for empties in range(60, 0, -2):
+        report = math.floor(true + 0.5) if rounding == "nearest" else math.floor(true)
+        left = reported_clock(report, 1.0, own)
+        assert left <= true + 1e-9 + 30 * lag
+        b = clock_budget(left, 0.0, None, empties, overhead)
+        true -= b.hard + overhead + lag
+        own = left - b.hard - overhead
+        lowest = min(lowest, true)
+        assert true > 0, (base, rounding, empties)
+    assert lowest > 0.02
+
+
+@pytest.mark.parametrize("base, late", [(1.0, 0.02), (3.0, 0.1), (10.0, 0.2)])
+def test_searches_that_end_late_raise_the_margin_so_the_clock_holds(base, late):
+    """A loaded machine: every search ends ``late`` s after its hard limit, which spends in full.
+    With the lateness fed back as the engine does (``Engine.budget``: added to the overhead of
+    every later move, and the margin raised) the clock holds at base + 20 ms; planned as on a quiet
+    machine, it runs out."""
+    def play(adaptive: bool) -> float:
+        clock, seen, lowest = base, 0.0, base
+        for empties in range(56, 0, -2):
+            if adaptive:
+                b = clock_budget(clock, 0.02, None, empties, 0.01 + seen, margin=safety_margin(seen))
+            else:
+                b = clock_budget(clock, 0.02, None, empties, 0.01)
+            clock -= b.hard + late + 0.01
+            lowest = min(lowest, clock)
+            if clock <= 0:
+                return clock
+            seen = next_lateness(seen, late)
+            clock += 0.02
+        return lowest
+    assert play(adaptive=True) > 0
+    assert play(adaptive=False) <= 0

@@ -10,7 +10,7 @@ import time
 from dataclasses import dataclass
 from typing import Callable, Final, Optional
 
-from othello_engine import __version__
+from othello_engine import __version__, timeman
 from othello_engine.board import (BLACK, PASS, WHITE, Board, Color, OthelloError, Square, check_size,
                                   clip_text, parse_square, square_name)
 from othello_engine.engine import Engine, Limit
@@ -83,6 +83,19 @@ def _seconds(text: str, what: str, overdrawn: bool = False) -> float:
     if not (math.isfinite(value) and 0 <= value <= MAX_SECONDS):
         raise GtpError(f"syntax error: bad {what} {clip_text(text, QUOTE)!r}: expected seconds >= 0")
     return value
+
+
+def clock_resolution(text: str) -> float:
+    """The step of a controller's time token: 1 s for whole seconds (GTP's unit: Quarry and gogui
+    send them), 0.1 s for ``12.5``, 0.01 s for ``12.50``; 1 s for an exponent form.
+
+    >>> clock_resolution("57"), clock_resolution("12.5"), clock_resolution("0.125"), clock_resolution("1e2")
+    (1.0, 0.1, 0.001, 1.0)
+    """
+    _, _, fraction = text.partition(".")
+    if not fraction or not fraction.isdigit():
+        return 1.0
+    return 10.0 ** -len(fraction)
 
 
 def _stones(text: str) -> int:
@@ -330,7 +343,8 @@ class GtpSession:
             board.push(move)
             self.board = board
             self.history.append(pushes + 1)
-            self._charge(color, time.monotonic() - started)
+            # the controller also counts the time outside this command: the Move Overhead's worth
+            self._charge(color, time.monotonic() - started + self.engine.move_overhead)
         return vertex_text(move, board.size)
 
     def cmd_undo(self, args: list[str]) -> str:
@@ -355,11 +369,23 @@ class GtpSession:
         self._need(args, 3, "time_left <color> <time> <stones>")
         # an overdrawn clock (a negative time) is an empty one, as UCI reads wtime/btime
         color, left, stones = parse_color(args[0]), _seconds(args[1], "time", overdrawn=True), _stones(args[2])
+        # a report in whole seconds may be rounded up (Quarry rounds to nearest): plan on what is
+        # surely left, with the fraction from the engine's own account of the clock
+        left = timeman.reported_clock(left, clock_resolution(args[1]), self._own_clock(color, stones))
         if self.settings is None:
             # a clock the controller keeps although no time limits were set: honour it
             self.settings = TimeSettings(left, 0.0, 0) if stones == 0 else TimeSettings(0.0, left, stones)
         self.clocks[color] = Clock(left) if stones == 0 else Clock(0.0, left, stones)
         return ""
+
+    def _own_clock(self, color: Color, stones: int) -> Optional[float]:
+        """The engine's own account of the clock a ``time_left`` with ``stones`` reports: the main
+        time left, or the time left in the period with that many moves to go (None: it keeps
+        no such clock)."""
+        clock = self.clocks[color]
+        if self.settings is None or clock is None or clock.stones != stones:
+            return None
+        return clock.main if stones == 0 else clock.period
 
     def _reset_clocks(self) -> None:
         s = self.settings

@@ -64,17 +64,26 @@ def fit_phase(idx, sc, y, canon, ridge: float, iterations: int):
     n_tab = _core.PATTERN_SCALAR_OFFSET
     n_all = n_tab + 4
     cidx = canon[idx]                                   # n x instances, tied entries
-    scf = sc.astype(np.float64)
+    # the scalar terms a column each; every sum below is numpy's own, never BLAS's: a BLAS dot
+    # product adds in an order that depends on its thread count, and so would the weights
+    scf = np.ascontiguousarray(sc.T, dtype=np.float64)
     counts = np.bincount(cidx.ravel(), minlength=n_all).astype(np.float64)
     reg = ridge * np.ones(n_all)
     reg[n_tab:] = 1e-3
 
+    def dot(a, b):
+        return float((a * b).sum())
+
     def A(w):
-        return w[cidx].sum(axis=1) + scf @ w[n_tab:]
+        out = w[cidx].sum(axis=1)
+        for j in range(len(scf)):
+            out += scf[j] * w[n_tab + j]
+        return out
 
     def At(r):
         g = np.bincount(cidx.ravel(), weights=np.repeat(r, cidx.shape[1]), minlength=n_all)
-        g[n_tab:] += scf.T @ r
+        for j in range(len(scf)):
+            g[n_tab + j] += dot(scf[j], r)
         return g
 
     def M(w):
@@ -84,17 +93,17 @@ def fit_phase(idx, sc, y, canon, ridge: float, iterations: int):
     b = At(y)
     r = b - M(w)
     diag = counts + reg
-    diag[n_tab:] = (scf ** 2).sum(axis=0) + reg[n_tab:]
+    diag[n_tab:] = (scf ** 2).sum(axis=1) + reg[n_tab:]
     z = r / diag
     p = z.copy()
-    rz = r @ z
+    rz = dot(r, z)
     for _ in range(iterations):
         Mp = M(p)
-        alpha = rz / (p @ Mp)
+        alpha = rz / dot(p, Mp)
         w += alpha * p
         r -= alpha * Mp
         z = r / diag
-        rz_new = r @ z
+        rz_new = dot(r, z)
         if rz_new < 1e-12 * len(y):
             break
         p = z + (rz_new / rz) * p
