@@ -29,6 +29,7 @@ cdef int EG_W_STAB = 0
 cdef int EG_SORT_EVAL = 16
 cdef int EG_SORT_D1 = 18
 cdef int EG_SORT_D2 = 99
+cdef int EG_SORT_STEP = 99       # from EG_SORT_D2 on, one ply deeper every EG_SORT_STEP empties
 cdef int EG_STAB_MIN = 8
 cdef int EG_ETC_MIN = 12
 cdef int EG_IID_MIN = 99
@@ -42,8 +43,10 @@ def _set_tuning(str name, int value):
     """Experiments only: change one of the endgame ordering thresholds."""
     global EG_SORT_EVAL, EG_SORT_D1, EG_SORT_D2, EG_STAB_MIN, EG_SHALLOW, EG_TT_MIN
     global EG_W_POT, EG_W_STAB, EG_ETC_MIN, EG_STAB_ALPHA, EG_IID_MIN, EG_IID_DEPTH, EG_SORT_MOBW
-    global EG_TT_BY_N
-    if name == "tt_by_n":
+    global EG_TT_BY_N, EG_SORT_STEP
+    if name == "sort_step":
+        EG_SORT_STEP = value
+    elif name == "tt_by_n":
         EG_TT_BY_N = value
     elif name == "sort_mobw":
         EG_SORT_MOBW = value
@@ -411,7 +414,8 @@ cdef int eg_search(SearchState* st, board_t P, board_t O, int alpha, int beta, i
         om = b_moves(st, cP, cO)
         if n >= EG_SORT_EVAL and st.ev.pattern:
             if n >= EG_SORT_D2:
-                v = mid_search(st, cP, cO, 2, -SCORE_INF, SCORE_INF, ply + 1, False)
+                v = mid_search(st, cP, cO, 2 + (n - EG_SORT_D2) // EG_SORT_STEP, -SCORE_INF,
+                               SCORE_INF, ply + 1, False)
             elif n >= EG_SORT_D1:
                 v = mid_search(st, cP, cO, 1, -SCORE_INF, SCORE_INF, ply + 1, False)
             else:

@@ -48,7 +48,7 @@ cdef int mid_search(SearchState* st, board_t P, board_t O, int depth, int alpha,
     each move are computed again when it is searched instead of being kept."""
     cdef board_t moves, mO, f, om
     cdef u64 key
-    cdef int i, j, k, cnt, sq, v, best, bestmove, a0, tmove, ds, end
+    cdef int i, j, k, cnt, sq, v, best, bestmove, a0, tmove, ds, end, m
     cdef int sqs_stack[40]
     cdef int vals_stack[40]
     cdef int* sqs
@@ -104,15 +104,19 @@ cdef int mid_search(SearchState* st, board_t P, board_t O, int depth, int alpha,
         ds = depth // 2
         if (depth - ds) & 1:
             ds -= 1
-        v = mid_search(st, P, O, ds, beta + MPC_MARGIN - 1, beta + MPC_MARGIN, ply, False)
+        if board_t is u64:
+            m = mpc_margin[64 - b_popcount(P | O)][depth if depth < MPC_DEPTHS else MPC_DEPTHS - 1]
+        else:
+            m = MPC_MARGIN
+        v = mid_search(st, P, O, ds, beta + m - 1, beta + m, ply, False)
         if st.aborted:
             return 0
-        if v >= beta + MPC_MARGIN:
+        if v >= beta + m:
             return beta
-        v = mid_search(st, P, O, ds, alpha - MPC_MARGIN, alpha - MPC_MARGIN + 1, ply, False)
+        v = mid_search(st, P, O, ds, alpha - m, alpha - m + 1, ply, False)
         if st.aborted:
             return 0
-        if v <= alpha - MPC_MARGIN:
+        if v <= alpha - m:
             return alpha
     if tmove == TT_NO_MOVE and depth >= 5:
         # internal iterative deepening: a shallower search finds a first move to try

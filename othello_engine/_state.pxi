@@ -21,6 +21,7 @@ cdef enum:
     SOLVE_WLD = 2
     MAX_THREADS = 256
     BUSY_SIZE = 1 << 14         # slots of the table of subtrees being searched (4 per bucket)
+    MPC_DEPTHS = 32             # depths of the probcut margin tables (deeper ones use the last)
     WIDE_SOLVE_MAX = 60         # most empties a wide board is solved with (as 8x8: 2 * 60 < MAX_PLY)
 
 
@@ -36,6 +37,31 @@ cdef int MPC_MIN_DEPTH = 4
 # Probcut's margin (centi-discs): with the pattern evaluation, 3 discs against 5 scored +39 +/- 32
 # Elo in 400 games at 0.1 s a move (2, 4 and 6.5 discs: +17, +7 and -31, 200 games each).
 cdef int MPC_MARGIN = 300
+# Multi-ProbCut (MPC_FIT = 1, 8x8): the margin depends on the depth and the empties of the node,
+# from statistics fitted by othello_engine.train.mpc (scripts/mpc_data.py makes the data): the
+# deep score strays from the shallow one by a spread sigma = MPC_A + MPC_B * depth + MPC_C *
+# empties (centi-discs; 145 positions of WTHOR games of 2020-2021, 14-50 empties, depths 3-12:
+# about 4 discs at 20 empties, 2 at 45), and a node is cut when the shallow score clears the bound
+# by MPC_T / 100 sigmas. MPC_FIT = 0: the one margin MPC_MARGIN everywhere.
+cdef int MPC_FIT = 0
+cdef int MPC_T = 100
+cdef double MPC_A = 530.7
+cdef double MPC_B = -1.95
+cdef double MPC_C = -7.09
+# the margin by empties and depth (filled by mpc_fill)
+cdef int mpc_margin[65][MPC_DEPTHS]
+cdef void mpc_fill() noexcept:
+    cdef int e, d
+    cdef double sigma
+    for e in range(65):
+        for d in range(MPC_DEPTHS):
+            sigma = MPC_A + MPC_B * d + MPC_C * e
+            if sigma < 50:
+                sigma = 50
+            mpc_margin[e][d] = <int>(sigma * MPC_T / 100.0) if MPC_FIT else MPC_MARGIN
+
+
+mpc_fill()
 # A requested solve is prepared by midgame iterations up to SOLVE_PREP_DEPTH plies (their table
 # moves order the solver's first plies and their score centres its first window).
 cdef int SOLVE_PREP_DEPTH = 12
@@ -56,8 +82,12 @@ def _set_mid_tuning(str name, int value):
     """Experiments only: change one of the midgame ordering parameters."""
     global MID_SORT_SEARCH, MID_SORT_DEEP, MID_SORT_DEPTH, MID_SORT_MOB, MPC_MIN_DEPTH, MPC_MARGIN
     global SOLVE_PREP_DEPTH, EG_ROOT_WINDOW, ASP_PARITY, HELP_MIN_DEPTH, MID_DEFER_MIN, EG_DEFER_MIN
-    global HELP_SKEW
-    if name == "help_skew":
+    global HELP_SKEW, MPC_FIT, MPC_T
+    if name == "mpc_fit":
+        MPC_FIT = value
+    elif name == "mpc_t":
+        MPC_T = value
+    elif name == "help_skew":
         HELP_SKEW = value
     elif name == "help_depth":
         HELP_MIN_DEPTH = value
@@ -85,6 +115,7 @@ def _set_mid_tuning(str name, int value):
         MID_SORT_MOB = value
     else:
         raise ValueError(f"unknown tuning parameter {name!r}")
+    mpc_fill()
 
 
 cdef inline double now_seconds() noexcept nogil:

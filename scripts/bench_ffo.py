@@ -63,6 +63,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--eval", dest="evaluation", choices=("pattern", "classic"), default="pattern",
                     help="evaluation of the solve's preparation and ordering (default pattern)")
     ap.add_argument("--weights", help="pattern weights file (default: the shipped one)")
+    ap.add_argument("--zebra", metavar="PATH",
+                    help="also time Zebra's exact solve of each position, right after ours, through "
+                         "scripts/engines/zebra_ugi.py (PATH: the zebra binary, coeffs2.bin beside "
+                         "it); wall seconds, as the two run in the same conditions")
     ap.add_argument("--tune", action="append", default=[], metavar="NAME=VALUE",
                     help="experiments: set a core tuning parameter (_core._set_tuning or "
                          "_set_mid_tuning), e.g. sort_eval=14")
@@ -83,6 +87,8 @@ def main(argv: list[str] | None = None) -> int:
     suite = load_suite(args.dir)
     numbers = [n for text in args.positions for n in parse_range(text)]
     counts = [int(t) for t in args.threads.split(",")]
+    if args.zebra:
+        return against_zebra(suite, numbers, args)
     if len(counts) == 1:
         return solve_all(suite, numbers, args, counts[0])[0]
     sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -159,6 +165,45 @@ def solve_all(suite: dict[int, str], numbers: list[int], args: argparse.Namespac
           f"{total_time:.2f} s wall, {total_cpu:.2f} s cpu, "
           f"{total_nodes / total_cpu / 1e6 if total_cpu else 0:.2f} Mnps (cpu)")
     return (1 if wrong else 0), walls
+
+
+def against_zebra(suite: dict[int, str], numbers: list[int], args: argparse.Namespace) -> int:
+    """Solve each position with ours (one thread), then with Zebra; print both wall times."""
+    from othello_engine.client import EngineClient
+    from othello_engine.engine import Limit
+    wrapper = Path(__file__).resolve().parent / "engines" / "zebra_ugi.py"
+    zebra = EngineClient.popen([sys.executable, "-P", str(wrapper), "--zebra", args.zebra], "uci")
+    search = _core.Search(args.hash, 1)
+    ours_total = zebra_total = 0.0
+    wrong = 0
+    print(f"{'#':>3} {'emp':>3} {'expect':>6} {'ours':>5} {'ours s':>8} {'zebra':>5} {'zebra s':>8} {'ratio':>6}")
+    try:
+        for n in numbers:
+            board, scored = parse_obf(suite[n])
+            expected = max(score for _, score in scored)
+            search.clear()
+            t0 = time.perf_counter()
+            lines, _d, _nodes, exact = search.run(board.player, board.opponent, board.mask, 60, 0,
+                                                  0.0, 0.0, 0, 1, None, solve=1,
+                                                  pattern=args.evaluation == "pattern")
+            ours = time.perf_counter() - t0
+            ours_score = lines[0][1] // 100
+            zebra.new_game()
+            t0 = time.perf_counter()
+            result = zebra.analyse(board, Limit(exact=True))
+            theirs = time.perf_counter() - t0
+            zebra_score = result.score // 100 if result.score is not None else None
+            wrong += (ours_score != expected) + (zebra_score != expected)
+            ours_total += ours
+            zebra_total += theirs
+            print(f"{n:>3} {board.empties:>3} {expected:>+6} {ours_score:>+5} {ours:>8.2f} "
+                  f"{zebra_score if zebra_score is not None else '?':>5} {theirs:>8.2f} {ours / theirs:>6.2f}",
+                  flush=True)
+    finally:
+        zebra.close()
+    print(f"total: ours {ours_total:.2f} s, zebra {zebra_total:.2f} s, ratio {ours_total / zebra_total:.2f}"
+          f"; {wrong} wrong scores")
+    return 1 if wrong else 0
 
 
 if __name__ == "__main__":

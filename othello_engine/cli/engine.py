@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 
 MAX_THREADS = 256
@@ -73,6 +74,22 @@ def run_tool(name: str, argv: list[str]) -> int:
     raise ValueError(f"unknown tool {name!r}")
 
 
+def apply_tuning(text: str) -> str | None:
+    """Experiments only: set the search's tuning knobs from ``OTHELLO_ENGINE_TUNE``, a
+    comma-separated list of ``name=value`` (see ``_core._set_mid_tuning``). Returns an error text,
+    or None."""
+    from othello_engine import _core
+    for item in text.split(","):
+        name, _, value = item.strip().partition("=")
+        if not name:
+            continue
+        try:
+            _core._set_mid_tuning(name, int(value))
+        except ValueError:
+            return f"OTHELLO_ENGINE_TUNE: cannot set {item.strip()!r}"
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
     """``othello-engine`` speaks the UCI-like protocol on stdin/stdout (``--nboard`` for NBoard);
     ``othello-engine play|perft|match|analyze|train|book|games|web ...`` run the tools. ``--threads N`` sets the
@@ -87,6 +104,11 @@ def main(argv: list[str] | None = None) -> int:
     if threads is not None:
         from othello_engine.engine import set_default_threads
         set_default_threads(threads)
+    tune = os.environ.get("OTHELLO_ENGINE_TUNE")
+    if tune:
+        error = apply_tuning(tune)
+        if error is not None:
+            sys.stderr.write(f"othello-engine: {error}\n")
     from othello_engine.protocol.loop import main as loop_main
     return loop_main(args)
 
