@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import threading
 import time
 
 from othello_engine import _core
@@ -35,6 +36,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--threads", type=int, default=1, help="search threads (default 1)")
     ap.add_argument("--hash", type=int, default=256, help="transposition table MiB (default 256)")
     ap.add_argument("--wld", action="store_true", help="prove only win, draw or loss")
+    ap.add_argument("--progress", type=float, default=60.0, metavar="SECONDS",
+                    help="print the nodes so far this often during a long iteration (default 60; "
+                         "0: never)")
     args = ap.parse_args(argv)
     try:
         board = play_moves(Board(SIZE), args.moves)
@@ -61,8 +65,18 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  {kind} depth {depth}: score {score / 100:+.2f} nodes {nodes} "
               f"time {time.perf_counter() - start:.1f} s pv {line_text(board, pv)}", flush=True)
 
+    done = threading.Event()
+
+    def progress() -> None:
+        while not done.wait(args.progress):
+            print(f"  ... iteration {search.depth_now}: nodes {search.nodes_now()} "
+                  f"time {time.perf_counter() - start:.0f} s", flush=True)
+
+    if args.progress > 0:
+        threading.Thread(target=progress, daemon=True).start()
     lines, depth, nodes, exact = search.run(board.player, board.opponent, board.mask, 60,
                                             solve=2 if args.wld else 1, callback=report)
+    done.set()
     seconds = time.perf_counter() - start
     move, score, pv = lines[0]
     if args.wld:
