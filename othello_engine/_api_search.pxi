@@ -6,13 +6,44 @@
 
 cdef void search_iterate(Search self, board_t P, board_t O, int depth, int alpha, int beta,
                          bint eg) except *:
-    """One root iteration: on 8x8 with the helper threads (Search._iterate), on wide boards on
-    the calling thread alone."""
-    if board_t is u64:
-        self._iterate(P, O, depth, alpha, beta, eg)
-    else:
+    """One root iteration of the main thread, with the helper threads searching alongside (any
+    board width: each helper gets the root in its width, see helper_main)."""
+    cdef SearchState* st = &self.st
+    cdef SearchState* h
+    cdef HelperJob* job
+    cdef int k, n = self.threads - 1
+    if n == 0 or (not eg and depth < HELP_MIN_DEPTH):
         with nogil:
-            root_iteration(&self.st, P, O, depth, alpha, beta, eg)
+            root_iteration(st, P, O, depth, alpha, beta, eg)
+        return
+    oe_store_int(&self.helper_stop, 0)
+    if oe_load_int(&self.user_stop):
+        oe_store_int(&self.helper_stop, 1)
+    for k in range(n):
+        h = &self.helpers[k]
+        h.aborted = 0
+        h.check_at = h.nodes
+        h.multipv = st.multipv
+        h.selective = st.selective
+        h.nroot = st.nroot
+        memcpy(h.root, st.root, st.nroot * sizeof(RootMove))
+        job = &self.jobs[k]
+        job.h = h
+        memcpy(job.P.w, &P, sizeof(P))
+        memcpy(job.O.w, &O, sizeof(O))
+        job.depth, job.alpha, job.beta, job.eg = depth, alpha, beta, eg
+    with nogil:
+        for k in range(n):
+            # a helper that can not be started leaves its share to the others
+            self.jobs[k].started = pthread_create(&self.jobs[k].tid, NULL, helper_main,
+                                                  &self.jobs[k]) == 0
+        root_iteration(st, P, O, depth, alpha, beta, eg)
+        oe_store_int(&self.helper_stop, 1)
+        for k in range(n):
+            if self.jobs[k].started:
+                pthread_join(self.jobs[k].tid, NULL)
+    if st.max_nodes and self._nodes() >= st.max_nodes:
+        st.aborted = 1       # the helpers used up the node budget
 
 
 cdef object search_run(Search self, board_t P, board_t O, board_t root_moves, int max_depth,
@@ -53,14 +84,7 @@ cdef object search_run(Search self, board_t P, board_t O, board_t root_moves, in
         st.nroot += 1
     order_root(st, P, O)
     st.multipv = max(1, min(multipv, st.nroot, 64))
-    if board_t is u64:
-        self._start_helpers()
-    else:
-        self.node_total = 0
-        st.flushed = 0
-        st.shared_nodes = NULL
-        st.busy = NULL
-        st.nthreads = 1
+    self._start_helpers()
     empties = b_empties(st, P, O)
     if solve_lead < 0:
         lead = 10 if solve != SOLVE_AUTO else 8
@@ -152,14 +176,14 @@ cdef object search_run(Search self, board_t P, board_t O, board_t root_moves, in
                 continue
             if v <= alpha and alpha > -SCORE_INF:
                 delta *= 2
-                if self.threads == 1 or board_t is not u64:
+                if self.threads == 1:
                     alpha, beta = max(-SCORE_INF, v - delta), v + 1
                 else:
                     # results mixed from several depths can swing: only ever widen
                     alpha = max(-SCORE_INF, v - delta)
             elif v >= beta and beta < SCORE_INF:
                 delta *= 2
-                if self.threads == 1 or board_t is not u64:
+                if self.threads == 1:
                     alpha, beta = v - 1, min(SCORE_INF, v + delta)
                 else:
                     beta = min(SCORE_INF, v + delta)
@@ -202,6 +226,7 @@ cdef class Search:
     cdef int helper_stop        # the helpers stop (also when the main thread's iteration ends)
     cdef u64 node_total
     cdef WideCtx* wide          # move lists and root moves of wide boards (allocated on first use)
+    cdef WideCtx* helper_wide   # the helpers' own, threads - 1 of them (likewise)
     cdef public int hash_mb
     cdef readonly int threads
     cdef readonly int depth_now  # the iteration under way: its depth, or the empties of a solve
@@ -222,6 +247,8 @@ cdef class Search:
         self.helpers = NULL
         self.jobs = NULL
         self.busy = NULL
+        self.wide = NULL
+        self.helper_wide = NULL
         self.threads = 1
         self.hash_mb = 0
         self.resize(hash_mb)
@@ -239,6 +266,8 @@ cdef class Search:
         self.busy = NULL
         free(self.wide)
         self.wide = NULL
+        free(self.helper_wide)
+        self.helper_wide = NULL
 
     def resize(self, int hash_mb):
         """Set the transposition table size in MiB (clears it)."""
@@ -270,8 +299,10 @@ cdef class Search:
                 raise MemoryError(f"cannot allocate the state of {threads} search threads")
         free(self.helpers)
         free(self.jobs)
+        free(self.helper_wide)          # made again for the new count by the next wide search
         self.helpers = fresh
         self.jobs = jobs
+        self.helper_wide = NULL
         self.threads = threads
 
     cdef bint _alloc_busy(self):
@@ -301,7 +332,7 @@ cdef class Search:
         """Nodes searched so far in this run, all threads together."""
         cdef u64 n = self.st.nodes
         cdef int k
-        if self.threads > 1 and self.st.wide_n == 0:
+        if self.threads > 1:
             for k in range(self.threads - 1):
                 n += self.helpers[k].nodes
         return n
@@ -321,47 +352,14 @@ cdef class Search:
         for k in range(self.threads - 1):
             h = &self.helpers[k]
             memcpy(h, &self.st, sizeof(SearchState))
-            h.root = h.root_store
+            if self.st.wide_n:
+                h.wide = &self.helper_wide[k]
+                h.root = h.wide.root
+            else:
+                h.root = h.root_store
             h.thread_id = k + 1
             h.stop = &self.helper_stop
             h.hard_time = 0
-
-    cdef void _iterate(self, u64 P, u64 O, int depth, int alpha, int beta, bint eg) except *:
-        """One root iteration of the main thread, with the helpers searching alongside."""
-        cdef SearchState* st = &self.st
-        cdef SearchState* h
-        cdef HelperJob* job
-        cdef int k, n = self.threads - 1
-        if n == 0 or (not eg and depth < HELP_MIN_DEPTH):
-            with nogil:
-                root_iteration(st, P, O, depth, alpha, beta, eg)
-            return
-        oe_store_int(&self.helper_stop, 0)
-        if oe_load_int(&self.user_stop):
-            oe_store_int(&self.helper_stop, 1)
-        for k in range(n):
-            h = &self.helpers[k]
-            h.aborted = 0
-            h.check_at = h.nodes
-            h.multipv = st.multipv
-            h.selective = st.selective
-            h.nroot = st.nroot
-            memcpy(h.root, st.root, st.nroot * sizeof(RootMove))
-            job = &self.jobs[k]
-            job.h = h
-            job.P, job.O, job.depth, job.alpha, job.beta, job.eg = P, O, depth, alpha, beta, eg
-        with nogil:
-            for k in range(n):
-                # a helper that can not be started leaves its share to the others
-                self.jobs[k].started = pthread_create(&self.jobs[k].tid, NULL, helper_main,
-                                                      &self.jobs[k]) == 0
-            root_iteration(st, P, O, depth, alpha, beta, eg)
-            oe_store_int(&self.helper_stop, 1)
-            for k in range(n):
-                if self.jobs[k].started:
-                    pthread_join(self.jobs[k].tid, NULL)
-        if st.max_nodes and self._nodes() >= st.max_nodes:
-            st.aborted = 1       # the helpers used up the node budget
 
     cdef void _prepare(self, u64 mask) except *:
         cdef int sq, k
@@ -396,6 +394,11 @@ cdef class Search:
             self.wide = <WideCtx*>calloc(1, sizeof(WideCtx))
             if self.wide == NULL:
                 raise MemoryError("cannot allocate the move lists of a wide board")
+        if self.threads > 1 and self.helper_wide == NULL:
+            self.helper_wide = <WideCtx*>calloc(self.threads - 1, sizeof(WideCtx))
+            if self.helper_wide == NULL:
+                raise MemoryError(f"cannot allocate the move lists of {self.threads} search "
+                                  f"threads on a wide board")
         if self.st.wide_n != size:
             tt_clear(&self.table)
             self.st.wide_n = size
@@ -466,8 +469,8 @@ cdef class Search:
         """run() on a size x size board (3..26): the same arguments, results and callbacks, with
         boards and root_moves as ints of that size (see legal_moves_n) and moves as its square
         numbers; a pass is pass_code(size). Sizes 3..8 forward to run() with board_mask(size).
-        On wide boards the search runs on one thread whatever set_threads says, and pattern
-        does not apply (the classic evaluation's features are used)."""
+        Wide boards search with the threads of set_threads as 8x8 does; pattern does not apply
+        to them (the classic evaluation's features are used)."""
         cdef w2 p2, o2, r2
         cdef w11 p11, o11, r11
         cdef SearchState* st = &self.st

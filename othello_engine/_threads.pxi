@@ -1,5 +1,7 @@
 # Search threads: what a helper thread runs alongside the main thread's root iteration.
 #
+# The same scheme on every board width (board_t): the 8x8 frame and the wide boards.
+#
 # Each search thread has its own SearchState (pv, counters, evaluation context) and all
 # share the table, the stop flag and a node counter. The helpers run the main thread's iterations
 # alongside it (as in lazy SMP, but on the same depth: one ply deeper cost more nodes to a depth),
@@ -7,7 +9,7 @@
 # positions, as in simplified ABDADA), so that the threads split the tree instead of repeating
 # one another. Only the main thread's results are reported.
 
-cdef void helper_work(SearchState* h, u64 P, u64 O, int depth, int alpha, int beta,
+cdef void helper_work(SearchState* h, board_t P, board_t O, int depth, int alpha, int beta,
                       bint eg) noexcept nogil:
     """A helper thread's part of one iteration of the main thread: the same root iteration (odd
     helpers HELP_SKEW plies deeper in the midgame), then deeper ones, until the main thread is
@@ -40,8 +42,8 @@ cdef extern from "<pthread.h>" nogil:
 
 cdef struct HelperJob:
     SearchState* h
-    u64 P
-    u64 O
+    w11 P                 # the root position in its first words: 1 (8x8 frame), 2 or 11
+    w11 O
     int depth
     int alpha
     int beta
@@ -51,6 +53,16 @@ cdef struct HelperJob:
 
 
 cdef void* helper_main(void* arg) noexcept nogil:
+    """The pthread entry point: the job's board back in its width (the helper's state says which:
+    wide_n 0 is the 8x8 frame, else its geometry's word count), then helper_work."""
     cdef HelperJob* job = <HelperJob*>arg
-    helper_work(job.h, job.P, job.O, job.depth, job.alpha, job.beta, job.eg)
+    cdef w2 P2, O2
+    if job.h.wide_n == 0:
+        helper_work(job.h, job.P.w[0], job.O.w[0], job.depth, job.alpha, job.beta, job.eg)
+    elif job.h.geo.nw == 2:
+        memcpy(P2.w, job.P.w, sizeof(P2.w))
+        memcpy(O2.w, job.O.w, sizeof(O2.w))
+        helper_work(job.h, P2, O2, job.depth, job.alpha, job.beta, job.eg)
+    else:
+        helper_work(job.h, job.P, job.O, job.depth, job.alpha, job.beta, job.eg)
     return NULL

@@ -9,6 +9,7 @@ import statistics
 import sys
 import threading
 import time
+from typing import Callable
 
 from othello_engine import _core, weights
 from othello_engine.board import PASS, Board
@@ -100,7 +101,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--size", type=int, default=8,
                     help="board size; 9..26 times the search on positions of that board (classic "
-                         "evaluation, one thread; default 8)")
+                         "evaluation, one thread, or --threads N,M at a fixed depth, 8 unless "
+                         "--depth; default 8)")
     ap.add_argument("--positions", type=int, default=10, help="number of positions (default 10)")
     ap.add_argument("--time", type=float, default=1.0, help="seconds per position (default 1)")
     ap.add_argument("--depth", type=int, default=11, help="fixed depth to time (default 11)")
@@ -119,9 +121,19 @@ def main(argv: list[str] | None = None) -> int:
                     help="experiments: set a midgame tuning parameter (_core._set_mid_tuning)")
     args = ap.parse_args(argv)
     args.depth_set = "--depth" in (argv if argv is not None else sys.argv)
+    counts = [int(t) for t in args.threads.split(",")]
     if args.size != 8:
         if args.positions == 10:
             args.positions = 5
+        if len(counts) > 1:
+            size = args.size
+            if not args.depth_set:
+                args.depth = 8
+            wide = [(P, O, size * size - bin(P | O).count("1"))
+                    for P, O in wide_positions(size, args.positions, args.seed)]
+            print(f"{size}x{size}, classic evaluation")
+            return compare_threads(wide, args, counts, lambda search, P, O: search.run_n(
+                P, O, size, args.depth, solve_lead=0)[2])
         return bench_wide(args)
     for item in args.tune:
         name, _, value = item.partition("=")
@@ -134,9 +146,10 @@ def main(argv: list[str] | None = None) -> int:
     boards = midgame_positions(args.positions, args.seed)
     if args.swing:
         return depth_swing(boards, args.swing, args.hash, pattern)
-    counts = [int(t) for t in args.threads.split(",")]
     if len(counts) > 1:
-        return compare_threads(boards, args, counts, pattern)
+        return compare_threads([(b.player, b.opponent, b.empties) for b in boards], args, counts,
+                               lambda search, P, O: search.run(P, O, (1 << 64) - 1, args.depth,
+                                                               solve_lead=0, pattern=pattern)[2])
     search = _core.Search(args.hash, counts[0])
     depths, rates, fixed = [], [], []
     print(f"{'pos':>3} {'emp':>3} | {'depth@' + str(args.time) + 's':>9} {'nodes':>10} {'Mnps':>6} | "
@@ -211,10 +224,11 @@ def parallel_capacity(threads: int, seconds: float = 2.0) -> float:
     return rate(threads) / rate(1)
 
 
-def compare_threads(boards: list[Board], args: argparse.Namespace, counts: list[int],
-                    pattern: bool) -> int:
-    """Time to args.depth of every position with each thread count; speed-ups over the first count
-    and nodes per second per thread."""
+def compare_threads(positions: list[tuple[int, int, int]], args: argparse.Namespace,
+                    counts: list[int], run: Callable[[_core.Search, int, int], int]) -> int:
+    """Time to args.depth of every position (P, O, empties) with each thread count (run(search, P,
+    O) searches it to that depth and returns the nodes); speed-ups over the first count and nodes
+    per second per thread."""
     print(f"control: {max(counts)} independent perft threads run x{parallel_capacity(max(counts)):.2f} "
           f"as fast as one (the cores this process gets now)")
     searches = {t: _core.Search(args.hash, t) for t in counts}
@@ -222,14 +236,13 @@ def compare_threads(boards: list[Board], args: argparse.Namespace, counts: list[
     rates: dict[int, list[float]] = {t: [] for t in counts}
     print(f"{'pos':>3} {'emp':>3} " + " ".join(f"{f'{t}t d{args.depth} s':>10} {'nodes':>10} {'Mnps/t':>6}"
                                                for t in counts))
-    for i, b in enumerate(boards, 1):
-        row = f"{i:>3} {b.empties:>3} "
+    for i, (P, O, empties) in enumerate(positions, 1):
+        row = f"{i:>3} {empties:>3} "
         for t in counts:
             search = searches[t]
             search.clear()
             t0 = time.perf_counter()
-            _, _, nodes, _ = search.run(b.player, b.opponent, b.mask, args.depth, solve_lead=0,
-                                        pattern=pattern)
+            nodes = run(search, P, O)
             dt = time.perf_counter() - t0
             times[t].append(dt)
             rates[t].append(nodes / dt / t)

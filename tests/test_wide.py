@@ -374,7 +374,9 @@ def test_process_clock_on_26x26_answers_within_its_share(engine) -> None:
     assert stamp - sent < 2.0      # about 60 s / 336 moves each (and far from 60 s / 30)
 
 
-def test_process_exact_solve_on_10x10_matches_the_reference_solver(engine) -> None:
+@pytest.mark.parametrize("threads", [1, 2])
+def test_process_exact_solve_on_10x10_matches_the_reference_solver(engine, threads: int) -> None:
+    engine.send(f"setoption name Threads value {threads}")
     rng = random.Random(3)
     grid, color = rr.start_grid(10), rr.BLACK
     while sum(row.count(rr.EMPTY) for row in grid) > 9 or rr.status(grid, color) != "move":

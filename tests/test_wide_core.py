@@ -371,3 +371,80 @@ def test_stable_discs_are_never_flipped(size: int) -> None:
                         assert all(later[r][c] == mover for r, c in squares)
                 checked += len(squares)
     assert checked > 0
+
+
+# --- threads on wide boards -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("threads", [1, 2, 4])
+def test_exact_wide_scores_with_any_thread_count(threads: int) -> None:
+    """Exact solves with helper threads (lazy SMP with deferred moves, as on 8x8): at 8 empties the
+    reference solver's score and a best move; at 12 to 14 empties, where the threads defer moves to
+    one another, the score of the one-thread solve (itself checked against the reference above)
+    and a best move that scores it."""
+    search = _core.Search(8, threads)
+    for size in (10, 12, 16):
+        for grid, color in endgame_positions(size, 8, 1, seed=size):
+            P, O = sides(grid, color)
+            lines, _, nodes, exact = search.run_n(P, O, size, solve=1)
+            expected = ref.solve(grid, color)
+            assert exact and lines[0][1] == 100 * expected and nodes > 0, (size, threads)
+            r, c = divmod(lines[0][0], size)
+            assert -ref.solve(ref.play(grid, color, (r, c)), ref.other(color)) == expected
+    one = _core.Search(8)
+    for size, empties in ((10, 14), (12, 13), (16, 12)):
+        for grid, color in endgame_positions(size, empties, 2, seed=size):
+            P, O = sides(grid, color)
+            expected = one.run_n(P, O, size, solve=1)[0][0][1]
+            search.clear()
+            lines, _, _, exact = search.run_n(P, O, size, solve=1)
+            assert exact and lines[0][1] == expected, (size, empties, threads)
+            child = _core.make_move_n(P, O, lines[0][0], size)
+            assert -one.run_n(*child, size, solve=1)[0][0][1] == expected
+            # win/loss/draw too
+            lines, _, _, _ = search.run_n(P, O, size, solve=2)
+            assert lines[0][1] == (100 if expected > 0 else -100 if expected < 0 else 0)
+
+
+def test_midgame_search_with_two_threads_on_wide_boards() -> None:
+    """A midgame search with 2 threads reaches its depth with legal lines, as with one; its node
+    count adds up the helper's, so on some position it differs from the one-thread count."""
+    differs = []
+    for size in (10, 12, 16):
+        game = ref.random_game(size, random.Random(size))
+        grid, color, _ = game[len(game) // 3]
+        if ref.status(grid, color) != "move":
+            grid, color, _ = game[len(game) // 3 + 1]
+        P, O = sides(grid, color)
+        depth = 8 if size == 10 else 6
+        _, _, one_nodes, _ = _core.Search(8).run_n(P, O, size, max_depth=depth)
+        depths = []
+        lines, reached, nodes, exact = _core.Search(8, 2).run_n(
+            P, O, size, max_depth=depth, multipv=2,
+            callback=lambda d, sd, ex, n, t, ls: depths.append(d))
+        assert reached == depth and not exact and depths == list(range(1, depth + 1))
+        assert len(lines) == min(2, len(legal_squares(grid, color)))
+        for move, _score, pv in lines:
+            assert move in legal_squares(grid, color) and pv[0] == move
+            assert pv_is_playable(grid, color, pv)
+        lines, reached, nodes, _ = _core.Search(8, 2).run_n(P, O, size, max_depth=depth)
+        assert reached == depth and lines[0][0] in legal_squares(grid, color)
+        differs.append(nodes != one_nodes)
+    assert any(differs)
+
+
+def test_node_limit_and_stop_with_threads_on_a_wide_board() -> None:
+    grid = ref.random_game(12, random.Random(4))[30][0]
+    color = ref.BLACK if sum(r.count(ref.EMPTY) for r in grid) % 2 == 0 else ref.WHITE
+    if ref.status(grid, color) != "move":
+        color = ref.other(color)
+    P, O = sides(grid, color)
+    for threads in (2, 3):
+        search = _core.Search(8, threads)
+        lines, depth, nodes, exact = search.run_n(P, O, 12, max_depth=30, max_nodes=60000)
+        # each thread polls every 1024 nodes at most, and less often as the budget runs out
+        assert 60000 <= nodes <= 60000 + threads * 1024, (threads, nodes)
+        assert lines[0][0] in legal_squares(grid, color) and not exact
+        search.stop()
+        lines, depth, _, _ = search.run_n(P, O, 12, max_depth=10)
+        assert depth <= 1 and lines[0][0] in legal_squares(grid, color)
+        search.reset_stop()
