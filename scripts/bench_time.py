@@ -140,6 +140,14 @@ class GameReport:
                 f"  lowest: {low}  used by ply 20: {used}  solved at: {solved}")
 
 
+def finish(report: "GameReport", board: Board, clocks: list[float]) -> None:
+    """The end of a game: its result (or the time loss) and the clocks left."""
+    d = board.disc_difference()
+    report.result = ("lost on time" if report.time_loss
+                     else f"B+{d}" if d > 0 else f"W+{-d}" if d < 0 else "draw")
+    report.left = clocks
+
+
 def play_game(tc: str, number: int, clock: float, inc: float, cmd: list[str], options: dict[str, str],
               opening_plies: int, seed: int) -> GameReport:
     rng = random.Random(seed)
@@ -178,10 +186,7 @@ def play_game(tc: str, number: int, clock: float, inc: float, cmd: list[str], op
             board.push_str(line.split()[1])
             if len(board.move_stack) == 20:
                 report.used_by_20 = [report.spent[c] / clock for c in (0, 1)]
-        d = board.disc_difference()
-        report.result = ("lost on time" if report.time_loss
-                         else f"B+{d}" if d > 0 else f"W+{-d}" if d < 0 else "draw")
-        report.left = clocks
+        finish(report, board, clocks)
     finally:
         for p in players:
             p.close()
@@ -228,10 +233,7 @@ def play_gtp_game(tc: str, number: int, clock: float, cmd: list[str], rounding: 
             players[1 - side].ask(f"play {names[side]} {answer}", 10)
             if len(board.move_stack) == 20:
                 report.used_by_20 = [report.spent[c] / clock for c in (0, 1)]
-        d = board.disc_difference()
-        report.result = ("lost on time" if report.time_loss
-                         else f"B+{d}" if d > 0 else f"W+{-d}" if d < 0 else "draw")
-        report.left = clocks
+        finish(report, board, clocks)
     finally:
         for p in players:
             p.close()
