@@ -104,10 +104,10 @@ cdef int mid_search(SearchState* st, board_t P, board_t O, int depth, int alpha,
         ds = depth // 2
         if (depth - ds) & 1:
             ds -= 1
+        m = MPC_MARGIN
         if board_t is u64:
-            m = mpc_margin[64 - b_popcount(P | O)][depth if depth < MPC_DEPTHS else MPC_DEPTHS - 1]
-        else:
-            m = MPC_MARGIN
+            if MPC_FIT:
+                m = mpc_margin[64 - b_popcount(P | O)][depth if depth < MPC_DEPTHS else MPC_DEPTHS - 1]
         v = mid_search(st, P, O, ds, beta + m - 1, beta + m, ply, False)
         if st.aborted:
             return 0

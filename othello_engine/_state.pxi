@@ -48,7 +48,7 @@ cdef int MPC_T = 100
 cdef double MPC_A = 530.7
 cdef double MPC_B = -1.95
 cdef double MPC_C = -7.09
-# the margin by empties and depth (filled by mpc_fill)
+# the margin by empties and depth (filled by mpc_fill; read only when MPC_FIT is on)
 cdef int mpc_margin[65][MPC_DEPTHS]
 cdef void mpc_fill() noexcept:
     cdef int e, d
@@ -58,7 +58,7 @@ cdef void mpc_fill() noexcept:
             sigma = MPC_A + MPC_B * d + MPC_C * e
             if sigma < 50:
                 sigma = 50
-            mpc_margin[e][d] = <int>(sigma * MPC_T / 100.0) if MPC_FIT else MPC_MARGIN
+            mpc_margin[e][d] = <int>(sigma * MPC_T / 100.0)
 
 
 mpc_fill()
