@@ -128,37 +128,37 @@ cdef object w_final_centi(int p, int o, int squares):
     return 0
 
 
+cdef int _terms_w(wide_t p, P, O, int size, int* terms, bint* over) except? -9999:
+    """The classic evaluation's terms on the width of p (a typed zero board picks it)."""
+    cdef wide_t o = p, mp, mo
+    cdef int nw = <int>(sizeof(p.w) // 8)
+    cdef const WGeo* g = &WGEO[size]
+    words_from_int(P, p.w, nw)
+    words_from_int(O, o.w, nw)
+    mp = w_moves(p, o, g)
+    mo = w_moves(o, p, g)
+    over[0] = not w_any(w_or(mp, mo))
+    return w_evaluate_terms(weval_for(size), g, p, o, mp, mo, terms)
+
+
 def evaluation_terms_n(P, O, int size, bint pattern=False):
     """evaluation_terms on a size x size board (3..26): the named classic features, centi-discs,
     and their 'total' (clamped to +-6300; a finished game scores its final disc difference).
     pattern applies to 8x8 only (as in evaluation_terms)."""
-    cdef w2 p2, o2, mp2, mo2
-    cdef w11 p11, o11, mp11, mo11
     cdef int terms[N_FEATURES]
     cdef int total, k
-    cdef WEval* c
-    cdef const WGeo* g
+    cdef bint over = False
     check_size(size)
     if size <= 8:
         return evaluation_terms(P, O, board_mask(size), pattern)
     check_board(P, size, "P")
     check_board(O, size, "O")
-    c = weval_for(size)
-    g = &WGEO[size]
     if size <= 11:
-        words_from_int(P, p2.w, 2)
-        words_from_int(O, o2.w, 2)
-        mp2 = w_moves(p2, o2, g)
-        mo2 = w_moves(o2, p2, g)
-        over = not w_any(w_or(mp2, mo2))
-        total = w_evaluate_terms(c, g, p2, o2, mp2, mo2, terms)
+        total = _terms_w(W2_ZERO, P, O, size, terms, &over)
+    elif size <= 16:
+        total = _terms_w(W4_ZERO, P, O, size, terms, &over)
     else:
-        words_from_int(P, p11.w, 11)
-        words_from_int(O, o11.w, 11)
-        mp11 = w_moves(p11, o11, g)
-        mo11 = w_moves(o11, p11, g)
-        over = not w_any(w_or(mp11, mo11))
-        total = w_evaluate_terms(c, g, p11, o11, mp11, mo11, terms)
+        total = _terms_w(W11_ZERO, P, O, size, terms, &over)
     out = {FEATURE_NAMES[k]: terms[k] for k in range(N_FEATURES)}
     if over:
         out = {name: 0 for name in FEATURE_NAMES}
@@ -197,49 +197,54 @@ cdef double w_kernel_seconds(wide_t P, wide_t O, const WGeo* g, WEval* c, int wh
     return now_seconds() - t0
 
 
+cdef double _kernel_w(wide_t p, P, O, int size, int which, int reps) except? -2:
+    """_kernel_seconds on the width of p."""
+    cdef wide_t o = p
+    cdef int nw = <int>(sizeof(p.w) // 8)
+    cdef WEval* c = weval_for(size)
+    cdef double t
+    words_from_int(P, p.w, nw)
+    words_from_int(O, o.w, nw)
+    with nogil:
+        t = w_kernel_seconds(p, o, &WGEO[size], c, which, reps)
+    return t
+
+
 def _kernel_seconds(P, O, int size, int which, int reps):
     """Benchmarks: seconds for reps calls of a wide kernel (0 legal moves, 1 legal moves plus the
     flips of each, 2 the classic evaluation) on the position (P, O) of a size x size board."""
-    cdef w2 p2, o2
-    cdef w11 p11, o11
-    cdef double t
     check_size(size)
     if size <= 8:
         raise ValueError("wide boards only")
-    c = weval_for(size)
     if size <= 11:
-        words_from_int(P, p2.w, 2)
-        words_from_int(O, o2.w, 2)
-        with nogil:
-            t = w_kernel_seconds(p2, o2, &WGEO[size], c, which, reps)
-    else:
-        words_from_int(P, p11.w, 11)
-        words_from_int(O, o11.w, 11)
-        with nogil:
-            t = w_kernel_seconds(p11, o11, &WGEO[size], c, which, reps)
-    return t
+        return _kernel_w(W2_ZERO, P, O, size, which, reps)
+    if size <= 16:
+        return _kernel_w(W4_ZERO, P, O, size, which, reps)
+    return _kernel_w(W11_ZERO, P, O, size, which, reps)
+
+
+cdef object _stable_w(wide_t p, P, O, int size):
+    """_stable_discs_n on the width of p."""
+    cdef wide_t o = p
+    cdef int nw = <int>(sizeof(p.w) // 8)
+    words_from_int(P, p.w, nw)
+    words_from_int(O, o.w, nw)
+    if w_count_stable(weval_for(size), &WGEO[size], p, o) == 0:
+        return 0
+    p = w_stable(p, &WGEO[size])
+    return int_from_words(p.w, nw)
 
 
 def _stable_discs_n(P, O, int size):
     """Tests: the discs of P the wide evaluation counts as stable (an int of the board's bits;
     sizes 9..26)."""
-    cdef w2 p2, o2
-    cdef w11 p11, o11
     check_size(size)
     if size <= 8:
         raise ValueError("wide boards only")
     check_board(P, size, "P")
     check_board(O, size, "O")
     if size <= 11:
-        words_from_int(P, p2.w, 2)
-        words_from_int(O, o2.w, 2)
-        if w_count_stable(weval_for(size), &WGEO[size], p2, o2) == 0:
-            return 0
-        p2 = w_stable(p2, &WGEO[size])
-        return int_from_words(p2.w, 2)
-    words_from_int(P, p11.w, 11)
-    words_from_int(O, o11.w, 11)
-    if w_count_stable(weval_for(size), &WGEO[size], p11, o11) == 0:
-        return 0
-    p11 = w_stable(p11, &WGEO[size])
-    return int_from_words(p11.w, 11)
+        return _stable_w(W2_ZERO, P, O, size)
+    if size <= 16:
+        return _stable_w(W4_ZERO, P, O, size)
+    return _stable_w(W11_ZERO, P, O, size)

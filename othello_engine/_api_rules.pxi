@@ -141,31 +141,55 @@ def final_disc_difference(u64 P, u64 O, u64 mask=FULL_MASK):
     return final_score(P, O, mask) // 100
 
 
+cdef object _moves_w(wide_t a, P, O, int size):
+    """legal_moves_n on the width of a (a typed zero board: W2_ZERO, W4_ZERO or W11_ZERO)."""
+    cdef wide_t b = a
+    cdef int nw = <int>(sizeof(a.w) // 8)
+    words_from_int(P, a.w, nw)
+    words_from_int(O, b.w, nw)
+    a = w_moves(a, b, &WGEO[size])
+    return int_from_words(a.w, nw)
+
+
+cdef object _flips_w(wide_t a, P, O, int sq, int size):
+    """flipped_discs_n on the width of a."""
+    cdef wide_t b = a
+    cdef int nw = <int>(sizeof(a.w) // 8)
+    words_from_int(P, a.w, nw)
+    words_from_int(O, b.w, nw)
+    a = w_flips(a, b, sq, &WGEO[size])
+    return int_from_words(a.w, nw)
+
+
+cdef u64 _perft_w(wide_t a, P, O, int depth, int size, bint bulk, unsigned char* flag) except? 0:
+    """perft_n on the width of a, without the GIL."""
+    cdef wide_t b = a
+    cdef int nw = <int>(sizeof(a.w) // 8)
+    cdef u64 n
+    words_from_int(P, a.w, nw)
+    words_from_int(O, b.w, nw)
+    with nogil:
+        n = w_perft_rec(a, b, &WGEO[size], depth, bulk, flag)
+    return n
+
+
 def legal_moves_n(P, O, int size):
     """Legal moves of P against O on a size x size board (3..26), as an int of the board's bits
     (sizes 3..8: the 8x8 frame, bit row * 8 + col; 9..26: bit row * size + col)."""
-    cdef w2 a2, b2
-    cdef w11 a11, b11
     check_size(size)
     if size <= 8:
         return bb_moves(P, O, board_mask(size))
     check_board(P, size, "P")
     check_board(O, size, "O")
     if size <= 11:
-        words_from_int(P, a2.w, 2)
-        words_from_int(O, b2.w, 2)
-        a2 = w_moves(a2, b2, &WGEO[size])
-        return int_from_words(a2.w, 2)
-    words_from_int(P, a11.w, 11)
-    words_from_int(O, b11.w, 11)
-    a11 = w_moves(a11, b11, &WGEO[size])
-    return int_from_words(a11.w, 11)
+        return _moves_w(W2_ZERO, P, O, size)
+    if size <= 16:
+        return _moves_w(W4_ZERO, P, O, size)
+    return _moves_w(W11_ZERO, P, O, size)
 
 
 def flipped_discs_n(P, O, int sq, int size):
     """Discs of O flipped when P plays sq on a size x size board (0 if it flips nothing)."""
-    cdef w2 a2, b2
-    cdef w11 a11, b11
     check_size(size)
     if size <= 8:
         return flipped_discs(P, O, sq)
@@ -176,14 +200,10 @@ def flipped_discs_n(P, O, int sq, int size):
     if (P >> sq) & 1 or (O >> sq) & 1:
         return 0
     if size <= 11:
-        words_from_int(P, a2.w, 2)
-        words_from_int(O, b2.w, 2)
-        a2 = w_flips(a2, b2, sq, &WGEO[size])
-        return int_from_words(a2.w, 2)
-    words_from_int(P, a11.w, 11)
-    words_from_int(O, b11.w, 11)
-    a11 = w_flips(a11, b11, sq, &WGEO[size])
-    return int_from_words(a11.w, 11)
+        return _flips_w(W2_ZERO, P, O, sq, size)
+    if size <= 16:
+        return _flips_w(W4_ZERO, P, O, sq, size)
+    return _flips_w(W11_ZERO, P, O, sq, size)
 
 
 def pass_code(int size):
@@ -213,12 +233,8 @@ def game_state_n(P, O, int size):
 
 def perft_n(P, O, int depth, int size, bint bulk=False, stop=None):
     """perft on a size x size board (3..26), same semantics as perft; runs without the GIL."""
-    cdef w2 a2, b2
-    cdef w11 a11, b11
-    cdef u64 n
     cdef unsigned char[::1] view
     cdef unsigned char* flag = NULL
-    cdef const WGeo* g
     check_size(size)
     if size <= 8:
         return perft(P, O, depth, board_mask(size), bulk, stop)
@@ -231,18 +247,11 @@ def perft_n(P, O, int depth, int size, bint bulk=False, stop=None):
         if view.shape[0] < 1:
             raise ValueError("stop must be a writable buffer of one byte or more, e.g. bytearray(1)")
         flag = &view[0]
-    g = &WGEO[size]
     if size <= 11:
-        words_from_int(P, a2.w, 2)
-        words_from_int(O, b2.w, 2)
-        with nogil:
-            n = w_perft_rec(a2, b2, g, depth, bulk, flag)
-    else:
-        words_from_int(P, a11.w, 11)
-        words_from_int(O, b11.w, 11)
-        with nogil:
-            n = w_perft_rec(a11, b11, g, depth, bulk, flag)
-    return n
+        return _perft_w(W2_ZERO, P, O, depth, size, bulk, flag)
+    if size <= 16:
+        return _perft_w(W4_ZERO, P, O, depth, size, bulk, flag)
+    return _perft_w(W11_ZERO, P, O, depth, size, bulk, flag)
 
 
 def symmetry_n(x, int k, int size):

@@ -471,8 +471,6 @@ cdef class Search:
         numbers; a pass is pass_code(size). Sizes 3..8 forward to run() with board_mask(size).
         Wide boards search with the threads of set_threads as 8x8 does; pattern does not apply
         to them (the classic evaluation's features are used)."""
-        cdef w2 p2, o2, r2
-        cdef w11 p11, o11, r11
         cdef SearchState* st = &self.st
         cdef int empties
         cdef double solve_time
@@ -489,17 +487,29 @@ cdef class Search:
         empties = size * size - bin(P).count("1") - bin(O).count("1")
         solve_time = solve_seconds_n(empties, size)
         if size <= 11:
-            words_from_int(P, p2.w, 2)
-            words_from_int(O, o2.w, 2)
-            words_from_int(root_moves, r2.w, 2)
-            return search_run(self, p2, o2, r2, max_depth, max_nodes, soft_time, hard_time,
-                              multipv, callback, contempt, solve, solve_lead, selective,
-                              solve_time)
-        words_from_int(P, p11.w, 11)
-        words_from_int(O, o11.w, 11)
-        words_from_int(root_moves, r11.w, 11)
-        return search_run(self, p11, o11, r11, max_depth, max_nodes, soft_time, hard_time,
-                          multipv, callback, contempt, solve, solve_lead, selective, solve_time)
+            return _run_w(self, W2_ZERO, P, O, root_moves, max_depth, max_nodes, soft_time,
+                          hard_time, multipv, callback, contempt, solve, solve_lead, selective,
+                          solve_time)
+        if size <= 16:
+            return _run_w(self, W4_ZERO, P, O, root_moves, max_depth, max_nodes, soft_time,
+                          hard_time, multipv, callback, contempt, solve, solve_lead, selective,
+                          solve_time)
+        return _run_w(self, W11_ZERO, P, O, root_moves, max_depth, max_nodes, soft_time,
+                      hard_time, multipv, callback, contempt, solve, solve_lead, selective,
+                      solve_time)
+
+
+cdef object _run_w(Search self, wide_t p, P, O, root_moves, int max_depth, u64 max_nodes,
+                   double soft_time, double hard_time, int multipv, object callback, int contempt,
+                   int solve, int solve_lead, bint selective, double solve_time):
+    """Search.run_n's search on the width of p (a typed zero board picks it)."""
+    cdef wide_t o = p, r = p
+    cdef int nw = <int>(sizeof(p.w) // 8)
+    words_from_int(P, p.w, nw)
+    words_from_int(O, o.w, nw)
+    words_from_int(root_moves, r.w, nw)
+    return search_run(self, p, o, r, max_depth, max_nodes, soft_time, hard_time, multipv,
+                      callback, contempt, solve, solve_lead, selective, solve_time)
 
 
 def solve_seconds(int empties):
@@ -514,8 +524,9 @@ def solve_seconds(int empties):
 def solve_seconds_n(int empties, int size):
     """solve_seconds for a size x size board (3..26): the same tree-size model, times the cost
     of a node of the wide kernels over an 8x8 one (measured with scripts/bench_search.py
-    --size N: about 4 times on the two-word boards, 9x9 to 11x11, and 12 times on the larger)."""
+    --size N: about 4 times on the two- and four-word boards, 9x9 to 16x16, and 12 times on the
+    larger)."""
     check_size(size)
     if size <= 8:
         return solve_seconds(empties)
-    return solve_seconds(empties) * (4.0 if size <= 11 else 12.0)
+    return solve_seconds(empties) * (4.0 if size <= 16 else 12.0)

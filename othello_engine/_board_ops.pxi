@@ -1,10 +1,10 @@
 # Board operations of the search over board_t, the scores of finished games, the pv lines.
 #
-# One operation per width (u64, w2, w11 through the fused board_t), and the access to the lines
+# One operation per width (u64, w2, w4, w11 through the fused board_t), and the access to the lines
 # (pv) of each width.
 #
 # One search for every size: the functions below compile to the plain 64-bit expressions for u64
-# (8x8 frame) and to the word-array kernels of _wide.pxi for w2 and w11; `if board_t is u64`
+# (8x8 frame) and to the word-array kernels of _wide.pxi for w2, w4 and w11; `if board_t is u64`
 # picks at compile time, so the 8x8 specialization is the code it was before.
 
 

@@ -27,6 +27,7 @@ forward sizes 3..8 to the 64-bit functions); their pass is ``size * size`` (:fun
 # the machine: types and rules
 include "_types.pxi"         # u64, the wide word arrays, the fused board_t; C library imports
 include "_bitboard.pxi"      # 8x8 kernels: moves, flips, perft, symmetries (AVX2 or scalar)
+include "_wide_kernels.pxi"  # 9x9..26x26: the C kernels on word arrays of each width
 include "_wide.pxi"          # 9x9..26x26 kernels on word arrays; Python int <-> words
 
 # evaluation

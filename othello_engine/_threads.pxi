@@ -42,7 +42,7 @@ cdef extern from "<pthread.h>" nogil:
 
 cdef struct HelperJob:
     SearchState* h
-    w11 P                 # the root position in its first words: 1 (8x8 frame), 2 or 11
+    w11 P                 # the root position in its first words: 1 (8x8 frame), 2, 4 or 11
     w11 O
     int depth
     int alpha
@@ -57,12 +57,17 @@ cdef void* helper_main(void* arg) noexcept nogil:
     wide_n 0 is the 8x8 frame, else its geometry's word count), then helper_work."""
     cdef HelperJob* job = <HelperJob*>arg
     cdef w2 P2, O2
+    cdef w4 P4, O4
     if job.h.wide_n == 0:
         helper_work(job.h, job.P.w[0], job.O.w[0], job.depth, job.alpha, job.beta, job.eg)
     elif job.h.geo.nw == 2:
         memcpy(P2.w, job.P.w, sizeof(P2.w))
         memcpy(O2.w, job.O.w, sizeof(O2.w))
         helper_work(job.h, P2, O2, job.depth, job.alpha, job.beta, job.eg)
+    elif job.h.geo.nw == 4:
+        memcpy(P4.w, job.P.w, sizeof(P4.w))
+        memcpy(O4.w, job.O.w, sizeof(O4.w))
+        helper_work(job.h, P4, O4, job.depth, job.alpha, job.beta, job.eg)
     else:
         helper_work(job.h, job.P, job.O, job.depth, job.alpha, job.beta, job.eg)
     return NULL

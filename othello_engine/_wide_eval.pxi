@@ -129,6 +129,8 @@ cdef inline wide_t w_stable(wide_t P, const WGeo* g) noexcept nogil:
     cdef wide_t s
     if wide_t is w2:
         oe_wstable2(P.w, g.not_first, g.not_last, g.edge_cols, g.edge_rows, g.n, WSTABLE_ROUNDS, s.w)
+    elif wide_t is w4:
+        oe_wstable4(P.w, g.not_first, g.not_last, g.edge_cols, g.edge_rows, g.n, WSTABLE_ROUNDS, s.w)
     else:
         oe_wstable11(P.w, g.not_first, g.not_last, g.edge_cols, g.edge_rows, g.n, WSTABLE_ROUNDS, s.w)
     return s

@@ -74,7 +74,7 @@ def test_random_games_match_reference(size: int) -> None:
         check_position(grid, color, all_flips=(i % 17 == 0), every_move=(i % 5 == 0))
 
 
-@pytest.mark.parametrize("size", [9, 10, 11, 12, 16, 26])
+@pytest.mark.parametrize("size", [9, 10, 11, 12, 13, 16, 17, 26])
 def test_random_grids_match_reference(size: int) -> None:
     """Arrangements no game reaches (long runs, discs on every edge) exercise the wrap masks."""
     rng = random.Random(size)
