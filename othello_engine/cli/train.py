@@ -75,6 +75,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     lb.add_argument("--limit", type=int, help="label only the first LIMIT games")
     lb.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     lb.add_argument("--cluster", metavar="ADDRESS", help=CLUSTER_HELP)
+    lb.add_argument("--eval", dest="evaluation", choices=("pattern", "classic"), default="pattern",
+                    help="classic: search scores of the classic evaluation when no --weights are given")
     lb.add_argument("--exact", type=_count(0, 60), default=0,
                     help="score positions up to this many empties by an exact solve (default 0: none)")
     lb.add_argument("--size", type=start_size_arg, default=8, help=SIZE_HELP)
@@ -135,7 +137,7 @@ def main(argv: Optional[list[str]] = None) -> int:
                 from othello_engine import weights
                 weights.read(args.weights, args.size)
             settings = train.LabelSettings(depth=depth, weights=args.weights, exact=args.exact,
-                                           size=args.size)
+                                           size=args.size, evaluation=args.evaluation)
             n = train.label(args.games, args.out, settings, args.jobs, args.quiet, args.limit,
                             cluster=address, errors=bad_game)
             print(f"label: {n} games labelled into {args.out} in {time.monotonic() - t:.1f} s",

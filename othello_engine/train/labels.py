@@ -14,12 +14,14 @@ from othello_engine.train.schedule import Schedule
 @dataclass(frozen=True)
 class LabelSettings:
     """The search depth of the scores by empties (0: no score there) and the weights that search
-    with (None: results only, no search scores), the empties up to which positions are scored by
-    an exact solve instead (``exact``, 0: none; any evaluation then) and the board's size."""
+    with (None: results only, no search scores, unless ``evaluation`` is "classic": scores of the
+    classic evaluation), the empties up to which positions are scored by an exact solve instead
+    (``exact``, 0: none) and the board's size."""
     depth: Schedule = Schedule((), 6)
     weights: Optional[str] = None
     exact: int = 0
     size: int = 8
+    evaluation: str = "pattern"
 
 
 def label_game(line: str, s: LabelSettings) -> str:
@@ -29,8 +31,9 @@ def label_game(line: str, s: LabelSettings) -> str:
     from othello_engine.engine import Limit
     moves, black_diff, solve = parse_game(line, s.size)
     search = None
-    if s.weights is not None or s.exact:
-        search = process_engine("pattern" if s.weights else "classic", s.weights)
+    scores = s.weights is not None or s.evaluation == "classic"
+    if scores or s.exact:
+        search = process_engine("pattern" if s.weights else "classic", s.weights, s.size)
         search.new_game()
     squares = s.size * s.size
     out = []
@@ -42,7 +45,7 @@ def label_game(line: str, s: LabelSettings) -> str:
         if search is not None and empties <= s.exact and empties > solve:
             r = search.search(board_of(P, O, s.size), Limit(exact=True))
             score = f"{max(-9999, min(9999, r.score)):+07d}"
-        elif s.weights is not None and search is not None and empties > solve and depth > 0:
+        elif scores and search is not None and empties > solve and depth > 0:
             r = search.search(board_of(P, O, s.size), Limit(depth=depth))
             score = f"{max(-9999, min(9999, r.score)):+07d}"
         wide = s.size > 8

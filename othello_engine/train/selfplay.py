@@ -33,7 +33,7 @@ def play_game(index: int, s: GenerateSettings) -> str:
     ``<moves without passes> <black disc difference> <solve empties>``."""
     from othello_engine.engine import Limit
     rng = random.Random(f"{s.seed}/{index}")
-    engine = process_engine(s.evaluation, s.weights)
+    engine = process_engine(s.evaluation, s.weights, s.size)
     engine.new_game()
     board = Board(s.size)
     moves: list[str] = []
