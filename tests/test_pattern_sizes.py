@@ -8,14 +8,13 @@ import os
 import random
 import re
 import subprocess
-import sys
 
 import pytest
 
 from othello_engine import Engine, Limit, _core, weights
 from othello_engine.board import BLACK, Board
 
-from uci_support import command
+from uci_support import EngineProcess, command
 
 SHIPPED = sorted(int(m.group(1)) for p in glob.glob(os.path.join(weights.DATA_DIR, "eval*.weights"))
                  if (m := re.search(r"eval(\d+)\.weights$", p)) and m.group(1) != "8")
@@ -103,13 +102,29 @@ def test_each_shipped_file_loads_and_drives_the_engine(size: int) -> None:
     assert any(ln.startswith("bestmove ") for ln in lines)
 
 
-def _session(env: dict[str, str], commands: str) -> list[str]:
-    """The engine process's output lines for the input (env added to the environment)."""
-    proc = subprocess.run([sys.executable, "-P", "-m", "othello_engine"], input=commands.encode(),
-                          capture_output=True, env=dict(os.environ, **env), timeout=120)
-    assert proc.returncode == 0
-    assert b"Traceback" not in proc.stdout and b"Traceback" not in proc.stderr
-    return proc.stdout.decode().splitlines()
+def _session(env: dict[str, str], commands: str, monkeypatch=None) -> list[str]:
+    """The engine process's output lines for the commands (env added to its environment), each
+    command answered before the next is sent."""
+    with pytest.MonkeyPatch.context() as mp:
+        for k, v in env.items():
+            mp.setenv(k, v)
+        engine = EngineProcess()
+    done = {"uci": lambda ln: ln == "uciok", "go": lambda ln: ln.startswith("bestmove"),
+            "eval": lambda ln: ln.startswith("eval total")}
+    try:
+        for line in commands.splitlines():
+            if line == "quit":
+                break
+            pred = done.get(line.split()[0])
+            if pred is None:
+                engine.send(line)
+            else:
+                engine.ask(line, pred, timeout=60)
+        engine.sync()
+    finally:
+        assert engine.close() == 0
+    assert not any("Traceback" in ln for ln in engine.seen) and b"Traceback" not in engine.stderr
+    return engine.seen
 
 
 def test_a_corrupt_file_gives_the_classic_evaluation_and_one_message(tmp_path) -> None:

@@ -25,7 +25,7 @@ def position_width(size: int = 8) -> int:
     """The bytes of a position line of a size x size board (newline included).
 
     >>> position_width(8), position_width(10)
-    (77, 113)
+    (77, 114)
     """
     return size * size + 13 + (1 if size > 8 else 0)
 
