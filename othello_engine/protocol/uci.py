@@ -541,7 +541,7 @@ class UciSession:
     def cmd_go(self, args: list[str]) -> None:
         self.require_idle("go")
         request = parse_go(args, self.board)
-        notice = self.engine.evaluation_notice(self.board.size)
+        notice = None if request.perft is not None else self.engine.evaluation_notice(self.board.size)
         if notice:
             self.out(f"info string {notice}")
         limit = request.limit
