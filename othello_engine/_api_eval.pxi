@@ -144,11 +144,25 @@ cdef int _terms_w(wide_t p, P, O, int size, int* terms, bint* over) except? -999
 def evaluation_terms_n(P, O, int size, bint pattern=False):
     """evaluation_terms on a size x size board (3..26): the named classic features, centi-discs,
     and their 'total' (clamped to +-6300; a finished game scores its final disc difference).
-    pattern applies to 8x8 only (as in evaluation_terms)."""
+    With pattern and a learned evaluation for the size (8x8's, or one set by
+    set_pattern_weights_n) the features are followed by 'classic', its terms and 'pattern' as in
+    evaluation_terms, and 'total' is the learned evaluation."""
+    check_size(size)
+    if size == 8 or not pattern or not pattern_weights_loaded_n(size):
+        return _classic_terms_n(P, O, size, pattern)
+    out = _classic_terms_n(P, O, size, False)
+    if legal_moves_n(P, O, size) or legal_moves_n(O, P, size):
+        out["classic"] = out.pop("total")
+        out.update(pattern_terms_n(P, O, size))
+        out["total"] = max(-6300, min(6300, out["pattern"]))
+    return out
+
+
+cdef object _classic_terms_n(object P, object O, int size, bint pattern):
+    """The classic terms of evaluation_terms_n (pattern: 8x8's pattern terms too)."""
     cdef int terms[N_FEATURES]
     cdef int total, k
     cdef bint over = False
-    check_size(size)
     if size <= 8:
         return evaluation_terms(P, O, board_mask(size), pattern)
     check_board(P, size, "P")

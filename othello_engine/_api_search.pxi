@@ -241,6 +241,7 @@ cdef class Search:
         self.st.thread_id = 0
         self.st.mask = 0
         self.st.wide_n = 0
+        self.st.pn = NULL
         self.st.pass_move = 64
         self.st.root = self.st.root_store
         self.user_stop = 0
@@ -388,6 +389,16 @@ cdef class Search:
                     if (self.st.ev.quadrant[k] >> sq) & 1:
                         self.st.quad_of[sq] = self.st.ev.quadrant[k]
 
+    cdef void _use_pattern_n(self, int size):
+        """Search with the learned evaluation of size (other than 8x8) when it has weights, else
+        (size 0 too) with the classic one; a change clears the table."""
+        cdef const PatternN* pn = NULL
+        if size and PATTERN_N[size] != NULL and PATTERN_N[size].w != NULL:
+            pn = PATTERN_N[size]
+        if pn != self.st.pn:
+            self.st.pn = pn
+            tt_clear(&self.table)         # its bounds came from the other evaluation
+
     cdef void _prepare_wide(self, int size) except *:
         """Set the state up for a size x size board (9..26)."""
         if self.wide == NULL:
@@ -459,6 +470,7 @@ cdef class Search:
         if use_pattern != st.ev.pattern:
             st.ev.pattern = use_pattern
             tt_clear(&self.table)         # its bounds came from the other evaluation
+        self._use_pattern_n(pattern_n_size(mask) if pattern and mask != FULL_MASK_C else 0)
         return search_run(self, P, O, root_moves, max_depth, max_nodes, soft_time, hard_time,
                           multipv, callback, contempt, solve, solve_lead, selective, solve_time)
 
@@ -484,6 +496,7 @@ cdef class Search:
         check_board(root_moves, size, "root_moves")
         st.start = now_seconds()
         self._prepare_wide(size)
+        self._use_pattern_n(size if pattern else 0)
         empties = size * size - bin(P).count("1") - bin(O).count("1")
         solve_time = solve_seconds_n(empties, size)
         if size <= 11:

@@ -128,6 +128,8 @@ cdef inline int b_order(SearchState* st, board_t like, int sq) noexcept nogil:
 
 
 cdef inline int b_evaluate(SearchState* st, board_t P, board_t O, board_t mP, board_t mO) noexcept nogil:
+    if st.pn != NULL:        # a learned evaluation of another size than 8x8 (st.pn is NULL on 8x8)
+        return pn_evaluate(st.pn, st.geo, P, O, mP, mO)
     if board_t is u64:
         return evaluate_terms(&st.ev, P, O, mP, mO, NULL)
     else:

@@ -34,6 +34,7 @@ include "_wide.pxi"          # 9x9..26x26 kernels on word arrays; Python int <->
 include "_pattern.pxi"       # the pattern evaluation (8x8): learned tables, indices, scalars
 include "_eval.pxi"          # the classic evaluation (8x8 frame): features, weights, stability
 include "_wide_eval.pxi"     # the classic evaluation on wide boards
+include "_pattern_n.pxi"     # the pattern evaluation of the other sizes (layout 2)
 
 # search
 include "_tt.pxi"            # transposition table shared by the threads, lock-free
@@ -47,4 +48,5 @@ include "_threads.pxi"       # helper threads' work and their pthread entry poin
 # the Python-visible API (mirrored by _core.pyi)
 include "_api_rules.pxi"     # legal moves, flips, perft, symmetries on every size
 include "_api_eval.pxi"      # evaluation terms, pattern weights and features, kernel timings
+include "_api_pattern_n.pxi" # the other sizes' pattern evaluation: layout, weights, features, terms
 include "_api_search.pxi"    # the Search class and its iterative-deepening run; solve times

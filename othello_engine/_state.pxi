@@ -169,6 +169,7 @@ cdef struct SearchState:
     int wide_n            # 0 on the 8x8 frame, else the wide board's size
     const WGeo* geo       # the wide board's geometry (wide boards only)
     WEval* wev            # its evaluation context (wide boards only)
+    const PatternN* pn    # the learned evaluation of a size other than 8x8 (NULL: classic)
     WideCtx* wide         # its move lists and root moves (wide boards only)
     int order[64]
     u64 quad_of[64]       # the empty-square parity quadrant each square lies in (0 outside)

@@ -186,6 +186,7 @@ class Engine:
         weights.ensure_loaded()
         #: "pattern" (the learned evaluation, 8x8, when its weights loaded) or "classic"
         self.evaluation_kind = evaluation_kind
+        self._noticed: set[int] = set()      # the sizes whose evaluation_notice was given
         self.multipv = multipv
         self.move_overhead = move_overhead
         #: how late (s) searches with a hard limit have been ending past it, fading (the machine's
@@ -206,6 +207,15 @@ class Engine:
         """Why the pattern evaluation asked for is not in use (its weights file could not be
         loaded; the classic one searches instead), as the protocols say it; else None."""
         return weights.load_error if self.evaluation_kind == "pattern" else None
+
+    def evaluation_notice(self, size: int) -> Optional[str]:
+        """Why the pattern evaluation asked for is not in use on a size x size board (its weights
+        are loaded here on first use), the first time this engine is asked about that size; else
+        None (8x8's reason is evaluation_unavailable, said at the handshake)."""
+        if size == 8 or self.evaluation_kind != "pattern" or size in self._noticed:
+            return None
+        self._noticed.add(size)
+        return None if weights.ensure_loaded_size(size) else weights.size_error(size)
 
     @property
     def hash_mb(self) -> int:
@@ -326,6 +336,9 @@ class Engine:
             multipv = 1
         budget = self.budget(board, limit)
         size = board.size
+        pattern = self.evaluation_kind == "pattern"
+        if pattern and size != 8:
+            weights.ensure_loaded_size(size)     # another size's weights: loaded on first use
         subset = 0
         for sq in root_moves or ():
             if 0 <= sq < square_count(size):
@@ -379,13 +392,13 @@ class Engine:
                     player, opponent, board.mask, max_depth, limit.nodes or 0,
                     budget.soft or 0.0, budget.hard or 0.0, subset, want, report,
                     contempt=sign * self.contempt, solve=solve, selective=self.selective,
-                    pattern=self.evaluation_kind == "pattern")
+                    pattern=pattern)
             else:
                 lines, depth, nodes, exact = self._search.run_n(
                     player, opponent, size, max_depth, limit.nodes or 0,
                     budget.soft or 0.0, budget.hard or 0.0, subset, want, report,
                     contempt=sign * self.contempt, solve=solve, selective=self.selective,
-                    pattern=False)
+                    pattern=pattern)
         finally:
             with lock:
                 running.set()  # no progress report after the search is over
@@ -411,9 +424,11 @@ class Engine:
         its scalar terms (mobility, potential_mobility, parity, bias: prefixed ``pattern_``) and
         ``pattern`` (the pattern total). A finished game scores its final disc difference (times
         100) as ``total`` and 0 for every feature (see the README)."""
-        if board.size > FRAME_SIZE:
-            # the pattern evaluation exists for 8x8 only: wide boards have the classic terms
-            return dict(_core.evaluation_terms_n(board.player, board.opponent, board.size, False))
+        if board.size != 8:
+            # another size's learned evaluation (layout 2: edge, corner3x3, corner2x5, line2,
+            # line3, diag and pattern_mobility, ..., pattern_discs) where it has weights
+            pattern = self.evaluation_kind == "pattern" and weights.ensure_loaded_size(board.size)
+            return dict(_core.evaluation_terms_n(board.player, board.opponent, board.size, pattern))
         return dict(_core.evaluation_terms(board.player, board.opponent, board.mask,
                                            self.evaluation_kind == "pattern"))
 

@@ -6,18 +6,22 @@ A weights file is a 32-byte header followed by a zlib stream of little-endian in
     offset  size  field
     0       4     magic b"OEPW"
     4       2     format version (1)
-    6       2     pattern layout id (1: the eleven families of _pattern.pxi, 4 scalar terms)
-    8       2     board size (8)
+    6       2     pattern layout id (1: the eleven families of _pattern.pxi, 4 scalar terms, 8x8;
+                  2: the six families of _pattern_n.pxi, 5 scalar terms, any other size 6..26)
+    8       2     board size
     10      2     phase count
     12      4     entries per phase
     16      4     length of the zlib stream
     20      4     CRC-32 of the uncompressed weights
     24      8     reserved (zero)
 
-The shipped file is ``othello_engine/data/eval8.weights``; :func:`ensure_loaded` loads it once per
-process. A missing or corrupt file leaves the engine on the classic evaluation, with the reason in
-:data:`load_error` (the protocol adapters say it once: an ``info string`` line in UCI, a ``status``
-line in NBoard, a line on standard error in GTP).
+The shipped files are ``othello_engine/data/evalN.weights``, one a size N (8x8's is
+``eval8.weights``); :func:`ensure_loaded` loads 8x8's once per process, :func:`ensure_loaded_size`
+another size's on its first use. A missing or corrupt file leaves the engine on the classic
+evaluation, with the reason in :data:`load_error` (8x8) or :func:`size_error` (the protocol
+adapters say it once: an ``info string`` line in UCI, a ``status`` line in NBoard, a line on
+standard error in GTP). ``OTHELLO_ENGINE_WEIGHTS`` names another file for 8x8,
+``OTHELLO_ENGINE_WEIGHTS_DIR`` another folder of ``evalN.weights`` for the other sizes.
 """
 
 from __future__ import annotations
@@ -28,59 +32,80 @@ import stat
 import struct
 import sys
 import zlib
-from typing import Optional
+from typing import Optional, Union
 
 from othello_engine import _core
 
 MAGIC = b"OEPW"
 FORMAT_VERSION = 1
 LAYOUT = _core.PATTERN_LAYOUT
+LAYOUT_N = _core.PATTERN_N_LAYOUT
 HEADER = struct.Struct("<4sHHHHIII8x")
 MAX_STREAM = 64 << 20
-DEFAULT_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "eval8.weights")
+DATA_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
+DEFAULT_PATH = os.path.join(DATA_DIR, "eval8.weights")
 
 #: why the pattern evaluation is not available (None once weights are loaded or before trying)
 load_error: Optional[str] = None
 #: the file the loaded weights came from
 loaded_path: Optional[str] = None
+#: the files the other sizes' loaded weights came from, by size
+loaded_paths: dict[int, str] = {}
 _tried = False
+_size_errors: dict[int, str] = {}     # the other sizes: why their learned evaluation is unavailable
+_size_tried: set[int] = set()
+
+
+def shape(size: int = 8) -> tuple[int, int, int]:
+    """(layout id, phases, entries per phase) of the weights of a size x size board.
+
+    >>> shape(8)[0], shape(10)[0]
+    (1, 2)
+    """
+    if size == 8:
+        return LAYOUT, _core.PATTERN_PHASES, _core.PATTERN_ENTRIES
+    if not 6 <= size <= 26:
+        raise WeightsError(f"no pattern evaluation for {size}x{size} (sizes 6..26)")
+    return LAYOUT_N, _core.PATTERN_N_PHASES, _core.pattern_n_entries(size)
 
 
 class WeightsError(ValueError):
     """A weights file that cannot be used (missing, truncated, corrupt or of another layout)."""
 
 
-def encode(weights: "array.array[int] | bytes") -> bytes:
-    """A whole weights file for the core's layout from PATTERN_PHASES * PATTERN_ENTRIES int16."""
+def encode(weights: "Union[array.array[int], bytes]", size: int = 8) -> bytes:
+    """A whole weights file of a size x size board from its phases * entries int16 (see shape)."""
+    layout, phases, entries = shape(size)
     raw = array.array("h", weights) if not isinstance(weights, array.array) else weights
-    if len(raw) != _core.PATTERN_PHASES * _core.PATTERN_ENTRIES:
-        raise WeightsError(f"{len(raw)} weights, expected "
-                           f"{_core.PATTERN_PHASES} x {_core.PATTERN_ENTRIES}")
+    if len(raw) != phases * entries:
+        raise WeightsError(f"{len(raw)} weights, expected {phases} x {entries}")
     if sys.byteorder != "little":
         raw = array.array("h", raw)
         raw.byteswap()
     data = raw.tobytes()
     stream = zlib.compress(data, 9)
-    header = HEADER.pack(MAGIC, FORMAT_VERSION, LAYOUT, 8, _core.PATTERN_PHASES,
-                         _core.PATTERN_ENTRIES, len(stream), zlib.crc32(data))
+    header = HEADER.pack(MAGIC, FORMAT_VERSION, layout, size, phases, entries, len(stream),
+                         zlib.crc32(data))
     return header + stream
 
 
-def decode(blob: bytes, name: str = "weights") -> "array.array[int]":
-    """The int16 weights of a weights file's bytes, every header field and the checksum checked."""
+def decode(blob: bytes, name: str = "weights", size: int = 8) -> "array.array[int]":
+    """The int16 weights of a weights file's bytes for a size x size board, every header field and
+    the checksum checked."""
+    want_layout, want_phases, want_entries = shape(size)
     if len(blob) < HEADER.size:
         raise WeightsError(f"{name}: truncated header ({len(blob)} bytes)")
-    magic, version, layout, size, phases, entries, length, crc = HEADER.unpack_from(blob)
+    magic, version, layout, fsize, phases, entries, length, crc = HEADER.unpack_from(blob)
     if magic != MAGIC:
         raise WeightsError(f"{name}: not a weights file (bad magic {magic!r})")
     if version != FORMAT_VERSION:
         raise WeightsError(f"{name}: format version {version}, this engine reads {FORMAT_VERSION}")
-    if layout != LAYOUT or size != 8:
-        raise WeightsError(f"{name}: pattern layout {layout} for {size}x{size}, this engine has "
-                           f"layout {LAYOUT} for 8x8")
-    if phases != _core.PATTERN_PHASES or entries != _core.PATTERN_ENTRIES:
+    if layout != want_layout or fsize != size:
+        raise WeightsError(f"{name}: pattern layout {layout} for {fsize}x{fsize}, this engine has "
+                           f"layout {want_layout} for {size}x{size}")
+    if phases != want_phases or entries != want_entries:
         raise WeightsError(f"{name}: {phases} phases of {entries} entries, expected "
-                           f"{_core.PATTERN_PHASES} of {_core.PATTERN_ENTRIES}")
+                           f"{want_phases} of {want_entries}")
     if length != len(blob) - HEADER.size:
         raise WeightsError(f"{name}: weights stream of {len(blob) - HEADER.size} bytes, "
                            f"the header says {length}")
@@ -99,8 +124,9 @@ def decode(blob: bytes, name: str = "weights") -> "array.array[int]":
     return out
 
 
-def read(path: str) -> "array.array[int]":
-    """The weights of the file at path (WeightsError when it cannot be used)."""
+def read(path: str, size: int = 8) -> "array.array[int]":
+    """The weights of the file at path for a size x size board (WeightsError when it cannot be
+    used)."""
     try:
         # O_NONBLOCK: opening a FIFO for reading would wait for a writer; the check below refuses it
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
@@ -113,21 +139,28 @@ def read(path: str) -> "array.array[int]":
             blob = f.read(HEADER.size + MAX_STREAM + 1)
         except OSError as exc:
             raise WeightsError(f"{path}: {exc.strerror or exc}") from None
-    return decode(blob, os.path.basename(path))
+    return decode(blob, os.path.basename(path), size)
 
 
-def write(path: str, weights: "array.array[int]") -> None:
+def write(path: str, weights: "array.array[int]", size: int = 8) -> None:
     """Write a weights file (to a temporary name first, so a reader never sees half a file)."""
-    blob = encode(weights)
+    blob = encode(weights, size)
     tmp = f"{path}.tmp{os.getpid()}"
     with open(tmp, "wb") as f:
         f.write(blob)
     os.replace(tmp, path)
 
 
-def load(path: str) -> None:
-    """Install the weights of path for every search of this process (no search may be running)."""
+def load(path: str, size: int = 8) -> None:
+    """Install the weights of path for every search of this process on size x size boards (no
+    search may be running)."""
     global load_error, loaded_path, _tried
+    if size != 8:
+        _core.set_pattern_weights_n(size, read(path, size))
+        _size_errors.pop(size, None)
+        _size_tried.add(size)
+        loaded_paths[size] = path
+        return
     _core.set_pattern_weights(read(path))
     load_error = None
     loaded_path = path
@@ -151,6 +184,42 @@ def ensure_loaded() -> bool:
         load_error = f"pattern evaluation unavailable ({exc}); using the classic evaluation"
         return False
     return True
+
+
+def size_path(size: int) -> str:
+    """The weights file of a size x size board (OTHELLO_ENGINE_WEIGHTS_DIR or the shipped folder)."""
+    if size == 8:
+        return os.environ.get("OTHELLO_ENGINE_WEIGHTS") or DEFAULT_PATH
+    return os.path.join(os.environ.get("OTHELLO_ENGINE_WEIGHTS_DIR") or DATA_DIR, f"eval{size}.weights")
+
+
+def ensure_loaded_size(size: int) -> bool:
+    """Load the weights of a size x size board once (8x8: :func:`ensure_loaded`); True when its
+    learned evaluation is available, else the reason is in :func:`size_error`."""
+    if size == 8:
+        return ensure_loaded()
+    if _core.pattern_weights_loaded_n(size) if 6 <= size <= 26 else False:
+        return True
+    if size in _size_tried:
+        return False
+    _size_tried.add(size)
+    try:
+        if not 6 <= size <= 26:
+            raise WeightsError("no pattern layout for this size")
+        load(size_path(size), size)
+    except WeightsError as exc:
+        _size_errors[size] = (f"pattern evaluation unavailable on {size}x{size} ({exc}); "
+                              "using the classic evaluation")
+        return False
+    return True
+
+
+def size_error(size: int) -> Optional[str]:
+    """Why the learned evaluation of a size x size board is unavailable (after
+    :func:`ensure_loaded_size`), else None."""
+    if size == 8:
+        return load_error
+    return _size_errors.get(size)
 
 
 def use(path: Optional[str] = None) -> Optional[str]:

@@ -143,7 +143,9 @@ def compare(result: Path, target: Path, tolerance: int) -> tuple[bool, str]:
     from othello_engine import weights
     if sha256(result) == sha256(target):
         return True, f"bit-identical to {target.relative_to(REPO)}"
-    a, b = weights.read(str(result)), weights.read(str(target))
+    with open(target, "rb") as f:       # the board size the target's header names
+        size = weights.HEADER.unpack(f.read(weights.HEADER.size))[3]
+    a, b = weights.read(str(result), size), weights.read(str(target), size)
     if len(a) != len(b):
         return False, f"{len(a)} entries, the target {len(b)}: not the same layout"
     diff = max((abs(x - y) for x, y in zip(a, b)), default=0)

@@ -332,13 +332,20 @@ def test_process_bad_input_on_a_wide_board_gets_one_error_line_and_keeps_the_pos
 
 
 def test_process_eval_on_a_wide_board(engine) -> None:
-    engine.send("position startpos 12 moves f5")
+    engine.send("position startpos 14 moves g6")
     lines = [s for s in engine.sync()]
     assert lines == []
     got = engine.ask("eval", lambda s: s.startswith("eval total"))
     terms = dict(line.split()[1:3] for line in got)
     assert "total" in terms and "discs" in terms
-    assert all(k.split("_")[0] != "pattern" for k in terms)   # the pattern evaluation is 8x8 only
+    assert all(k.split("_")[0] != "pattern" for k in terms)   # no weights are shipped for 14x14
+    # 12x12 has its learned evaluation: the classic terms, then its families and total
+    engine.send("position startpos 12 moves f5")
+    assert engine.sync() == []
+    got = engine.ask("eval", lambda s: s.startswith("eval total"))
+    terms = dict(line.split()[1:3] for line in got)
+    assert {"classic", "edge", "corner2x5", "pattern_discs", "pattern"} <= set(terms)
+    assert terms["total"] == str(max(-6300, min(6300, int(terms["pattern"]))))
 
 
 @pytest.mark.parametrize("size,go", [(10, "go depth 3"), (10, "go movetime 300"), (26, "go depth 2"),

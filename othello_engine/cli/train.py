@@ -9,11 +9,14 @@ import time
 from typing import Optional
 
 from othello_engine import train
+from othello_engine.cli.common import start_size_arg
 from othello_engine.textnum import ascii_int, int_arg
 
 CLUSTER_HELP = ("run the work items on Ray: 'local', 'auto' or ray://HOST:PORT, on every CPU of the "
                 "cluster (--jobs is for local runs); the same file as a local run. Needs "
                 "'othello_engine[cluster]'")
+
+SIZE_HELP = "board size (default 8; every step of one training run takes the same size)"
 
 
 def _count(low: int, high: Optional[int] = None):
@@ -61,6 +64,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     g.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     g.add_argument("--cluster", metavar="ADDRESS", help=CLUSTER_HELP)
     g.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    g.add_argument("--size", type=start_size_arg, default=8, help=SIZE_HELP)
     lb = sub.add_parser("label", help="a target for every position of the games")
     lb.add_argument("games", help="game file (one record a line), or a WTHOR database (.wtb)")
     lb.add_argument("out", help="position file to append to (.gz for gzip)")
@@ -71,6 +75,11 @@ def main(argv: Optional[list[str]] = None) -> int:
     lb.add_argument("--limit", type=int, help="label only the first LIMIT games")
     lb.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     lb.add_argument("--cluster", metavar="ADDRESS", help=CLUSTER_HELP)
+    lb.add_argument("--eval", dest="evaluation", choices=("pattern", "classic"), default="pattern",
+                    help="classic: search scores of the classic evaluation when no --weights are given")
+    lb.add_argument("--exact", type=_count(0, 60), default=0,
+                    help="score positions up to this many empties by an exact solve (default 0: none)")
+    lb.add_argument("--size", type=start_size_arg, default=8, help=SIZE_HELP)
     lb.add_argument("-q", "--quiet", action="store_true")
     ft = sub.add_parser("fit", help="fit the weights to position files and export them")
     ft.add_argument("positions", nargs="+", help="position files")
@@ -83,6 +92,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     ft.add_argument("--holdout", type=int, default=train.FitSettings.holdout,
                     help="hold out one game in N for the error report (0: none)")
     ft.add_argument("--phases", help="fit only phases FIRST-LAST (the others get zero weights)")
+    ft.add_argument("--size", type=start_size_arg, default=8, help=SIZE_HELP)
     ft.add_argument("-q", "--quiet", action="store_true")
     ts = sub.add_parser("testset", help="solve positions of the games exactly (a test set)")
     ts.add_argument("games", help="game file, or a WTHOR database (.wtb)")
@@ -92,10 +102,12 @@ def main(argv: Optional[list[str]] = None) -> int:
     ts.add_argument("--count", type=_count(1), default=500)
     ts.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ts.add_argument("--cluster", metavar="ADDRESS", help=CLUSTER_HELP)
+    ts.add_argument("--size", type=start_size_arg, default=8, help=SIZE_HELP)
     ts.add_argument("-q", "--quiet", action="store_true")
     ev = sub.add_parser("evaluate", help="error of the static evaluations on an exact test set")
     ev.add_argument("testset")
     ev.add_argument("--weights", help="weights file (default: the shipped one)")
+    ev.add_argument("--size", type=start_size_arg, default=8, help=SIZE_HELP)
     args = ap.parse_args(argv)
     address = getattr(args, "cluster", None)
     refused: tuple[type[Exception], ...] = (OSError, ValueError)
@@ -117,11 +129,15 @@ def main(argv: Optional[list[str]] = None) -> int:
     try:
         if args.step == "generate" and args.weights:
             from othello_engine import weights
-            weights.read(args.weights)  # a weights file that cannot be used stops before any output
+            weights.read(args.weights, args.size)  # a weights file that cannot be used stops before any output
         if args.step == "label":
             t = time.monotonic()
             depth = train.parse_schedule(args.depth, "--depth", whole=True)
-            settings = train.LabelSettings(depth=depth, weights=args.weights)
+            if args.weights:
+                from othello_engine import weights
+                weights.read(args.weights, args.size)
+            settings = train.LabelSettings(depth=depth, weights=args.weights, exact=args.exact,
+                                           size=args.size, evaluation=args.evaluation)
             n = train.label(args.games, args.out, settings, args.jobs, args.quiet, args.limit,
                             cluster=address, errors=bad_game)
             print(f"label: {n} games labelled into {args.out} in {time.monotonic() - t:.1f} s",
@@ -133,11 +149,11 @@ def main(argv: Optional[list[str]] = None) -> int:
                 phases = (int(first), int(last or first))
             blend = train.parse_schedule(args.blend, "--blend")
             fit_settings = train.FitSettings(ridge=args.ridge, iterations=args.iterations, blend=blend,
-                                             holdout=args.holdout, phases=phases)
+                                             holdout=args.holdout, phases=phases, size=args.size)
             train.fit(args.positions, args.out, fit_settings, args.quiet)
         elif args.step == "testset":
             n = train.testset(args.games, args.out, args.empties, args.count, args.jobs, args.quiet,
-                              cluster=address, errors=bad_game)
+                              cluster=address, errors=bad_game, size=args.size)
             print(f"testset: {n} positions solved into {args.out}", file=sys.stderr)
             if n == 0:
                 print(f"othello-train testset: no position with {args.empties} empties and a move to "
@@ -145,12 +161,13 @@ def main(argv: Optional[list[str]] = None) -> int:
                 _drop_if_new(out, existed)
                 return 1
         elif args.step == "evaluate":
-            train.evaluate(args.testset, args.weights)
+            train.evaluate(args.testset, args.weights, size=args.size)
         elif args.step == "generate":
             lo, hi = args.random
             s = train.GenerateSettings(seed=args.seed, depth=args.depth, random_min=lo,
                                        random_max=hi, epsilon=args.epsilon, solve=args.solve,
-                                       evaluation=args.evaluation, weights=args.weights)
+                                       evaluation=args.evaluation, weights=args.weights,
+                                       size=args.size)
             t = time.monotonic()
             n = train.generate(args.out, args.games, s, args.jobs, args.quiet, cluster=address)
             print(f"generate: {n} games written to {args.out} in {time.monotonic() - t:.1f} s",

@@ -337,6 +337,10 @@ class GtpSession:
             move = PASS
         else:
             limit = Limit(depth=1) if self.input_closed.is_set() else self.limit_for(color)
+            notice = self.engine.evaluation_notice(board.size)
+            if notice:
+                sys.stderr.write(f"{ENGINE_NAME}: {notice}\n")
+                sys.stderr.flush()
             result = self.engine.search(board, limit)
             move = result.best_move if result.best_move in board.legal_moves() else board.legal_moves()[0]
         if play:

@@ -316,6 +316,9 @@ class NBoardSession:
     def cmd_go(self, rest: str) -> None:
         self.stop_thinking()
         board = self.board.copy()
+        notice = self.engine.evaluation_notice(board.size)
+        if notice:
+            self.status(notice)
         if board.is_game_over():
             self.status("game over: no move to make")
             return

@@ -541,6 +541,9 @@ class UciSession:
     def cmd_go(self, args: list[str]) -> None:
         self.require_idle("go")
         request = parse_go(args, self.board)
+        notice = None if request.perft is not None else self.engine.evaluation_notice(self.board.size)
+        if notice:
+            self.out(f"info string {notice}")
         limit = request.limit
         if (self.settings["OwnBook"] and request.perft is None and not request.root_moves
                 and not limit.infinite and not limit.exact and not limit.wld):

@@ -57,12 +57,27 @@ def positions_features(P, O):
     return idx.reshape(n, k), sc.reshape(n, 4)
 
 
-def fit_phase(idx, sc, y, canon, ridge: float, iterations: int):
-    """Weights (floats, discs) of one phase minimising squared error plus ridge * count-scaled
-    L2, by conjugate gradients on the normal equations over the tied (canonical) entries."""
+def positions_features_n(P, O, size: int):
+    """(indices n x PATTERN_N_INSTANCES, scalars n x 5) of size x size positions (layout 2)."""
     import numpy as np
-    n_tab = _core.PATTERN_SCALAR_OFFSET
-    n_all = n_tab + 4
+    n = len(P)
+    k = _core.PATTERN_N_INSTANCES
+    m = len(_core.PATTERN_N_SCALARS)
+    idx = np.zeros(k * n, dtype=np.int32)
+    sc = np.zeros(m * n, dtype=np.int32)
+    if n:
+        _core.pattern_features_n(list(P), list(O), size, idx, sc)
+    return idx.reshape(n, k), sc.reshape(n, m)
+
+
+def fit_phase(idx, sc, y, canon, ridge: float, iterations: int, n_tab: Optional[int] = None):
+    """Weights (floats, discs) of one phase minimising squared error plus ridge * count-scaled
+    L2, by conjugate gradients on the normal equations over the tied (canonical) entries; n_tab
+    table entries come before the scalar terms (default: 8x8's)."""
+    import numpy as np
+    if n_tab is None:
+        n_tab = _core.PATTERN_SCALAR_OFFSET
+    n_all = n_tab + sc.shape[1]
     cidx = canon[idx]                                   # n x instances, tied entries
     # the scalar terms a column each; every sum below is numpy's own, never BLAS's: a BLAS dot
     # product adds in an order that depends on its thread count, and so would the weights
@@ -123,6 +138,7 @@ class FitSettings:
     holdout: int = 20
     window: int = 2
     phases: Optional[tuple[int, int]] = None
+    size: int = 8
 
 
 def fit(paths: Sequence[str], out_path: str, s: FitSettings, quiet: bool = False,
@@ -131,28 +147,41 @@ def fit(paths: Sequence[str], out_path: str, s: FitSettings, quiet: bool = False
     mean absolute errors per phase (discs, against each position's target)."""
     import numpy as np
     from othello_engine import weights as weights_mod
+    size = s.size
+    squares = size * size
     parts = []
     for k, path in enumerate(paths, 1):
         if not quiet:  # reading millions of positions takes seconds: say so before the bar
             print(f"fit: reading {path} ({k} of {len(paths)})", file=sys.stderr, flush=True)
-        parts.append(read_positions(path))
+        parts.append(read_positions(path, size))
     P = np.concatenate([x[0] for x in parts])
     O = np.concatenate([x[1] for x in parts])
     result = np.concatenate([x[2] for x in parts])
     score = np.concatenate([x[3] for x in parts])
     empties = np.concatenate([x[4] for x in parts])
-    blend = np.array([s.blend.at(e) for e in range(65)])[empties]
+    blend = np.array([s.blend.at(e) for e in range(squares + 1)])[empties]
     target = np.where(np.isnan(score), result, blend * score + (1 - blend) * result)
-    # held out: every holdout-th position block of 61 (about one game in holdout)
-    held = (np.arange(len(P)) // 61) % s.holdout == 0 if s.holdout else np.zeros(len(P), bool)
-    idx, sc = positions_features(P, O)
-    canon = canonical_map()
-    out = np.zeros((_core.PATTERN_PHASES, _core.PATTERN_ENTRIES), dtype=np.int16)
+    # held out: every holdout-th position block of a game's length (about one game in holdout)
+    block = 61 if size == 8 else squares - 3
+    held = (np.arange(len(P)) // block) % s.holdout == 0 if s.holdout else np.zeros(len(P), bool)
+    if size == 8:
+        idx, sc = positions_features(P, O)
+        canon = canonical_map()
+        phases, entries, n_tab = _core.PATTERN_PHASES, _core.PATTERN_ENTRIES, _core.PATTERN_SCALAR_OFFSET
+    else:
+        # layout 2 reads every symmetric image, so no table entries need tying
+        idx, sc = positions_features_n(P, O, size)
+        entries = _core.pattern_n_entries(size)
+        n_tab = _core.pattern_n_scalar_offset(size)
+        phases = _core.PATTERN_N_PHASES
+        canon = np.arange(entries, dtype=np.int64)
+        empties = empties * 60 // (squares - 4)     # the phases' empties, scaled to 8x8's 60
+    out = np.zeros((phases, entries), dtype=np.int16)
     errors = {}
-    bar = progress_bar(_core.PATTERN_PHASES, 0, "fit", not quiet)
-    for phase in range(_core.PATTERN_PHASES):
+    bar = progress_bar(phases, 0, "fit", not quiet)
+    for phase in range(phases):
         lo, hi = 4 * phase - s.window, 4 * phase + 3 + s.window
-        if phase == _core.PATTERN_PHASES - 1:
+        if phase == phases - 1:
             hi = 64
         sel = (empties >= lo) & (empties <= hi)
         train = sel & ~held
@@ -164,11 +193,11 @@ def fit(paths: Sequence[str], out_path: str, s: FitSettings, quiet: bool = False
             if bar is not None:
                 bar.update(1)
             continue
-        w = fit_phase(idx[train], sc[train], target[train], canon, s.ridge, s.iterations)
+        w = fit_phase(idx[train], sc[train], target[train], canon, s.ridge, s.iterations, n_tab)
         out[phase] = np.clip(np.round(w * 100), -32000, 32000).astype(np.int16)
         if test.any():
             pred = (out[phase][idx[test]].astype(np.int64).sum(axis=1)
-                    + (sc[test] * out[phase][_core.PATTERN_SCALAR_OFFSET:]).sum(axis=1)) / 100.0
+                    + (sc[test] * out[phase][n_tab:]).sum(axis=1)) / 100.0
             pred = np.clip(pred, -63, 63)
             errors[phase] = (int(test.sum()), float(np.abs(pred - target[test]).mean()),
                              float(np.abs(pred - result[test]).mean()),
@@ -179,10 +208,10 @@ def fit(paths: Sequence[str], out_path: str, s: FitSettings, quiet: bool = False
             bar.update(1)
     if bar is not None:
         bar.close()
-    weights_mod.write(out_path, out.ravel())
+    weights_mod.write(out_path, out.ravel(), size)
     report(f"fit: {len(P)} positions ({int(held.sum())} held out), weights written to {out_path}")
     report("phase  empties  held-out  MAE(target)  MAE(result)  MAE(zero weights)")
     for phase, (n, e_t, e_r, e_0) in errors.items():
-        hi = 4 * phase + 3 if phase < _core.PATTERN_PHASES - 1 else 60
+        hi = 4 * phase + 3 if phase < phases - 1 else 60
         report(f"{phase:5d}  {4 * phase:2d}-{hi:2d}    {n:8d}  {e_t:11.2f}  {e_r:11.2f}  {e_0:17.2f}")
     return errors

@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Optional
 
-from othello_engine import _core
 from othello_engine.train.records import (NO_SCORE, board_of, cells_of, complete_lines, game_lines, game_plies,
                                           game_positions, open_text, parse_game, truncate_lines)
 from othello_engine.train.runner import process_engine, run_ordered
@@ -15,9 +14,14 @@ from othello_engine.train.schedule import Schedule
 @dataclass(frozen=True)
 class LabelSettings:
     """The search depth of the scores by empties (0: no score there) and the weights that search
-    with (None: results only, no search scores)."""
+    with (None: results only, no search scores, unless ``evaluation`` is "classic": scores of the
+    classic evaluation), the empties up to which positions are scored by an exact solve instead
+    (``exact``, 0: none) and the board's size."""
     depth: Schedule = Schedule((), 6)
     weights: Optional[str] = None
+    exact: int = 0
+    size: int = 8
+    evaluation: str = "pattern"
 
 
 def label_game(line: str, s: LabelSettings) -> str:
@@ -25,21 +29,28 @@ def label_game(line: str, s: LabelSettings) -> str:
     the side to move is X), with the game's result for the side to move, and a depth-limited
     search score of the weights s.weights before the solve point when they are given."""
     from othello_engine.engine import Limit
-    moves, black_diff, solve = parse_game(line)
+    moves, black_diff, solve = parse_game(line, s.size)
     search = None
-    if s.weights is not None:
-        search = process_engine("pattern", s.weights)
+    scores = s.weights is not None or s.evaluation == "classic"
+    if scores or s.exact:
+        search = process_engine("pattern" if s.weights else "classic", s.weights, s.size)
         search.new_game()
+    squares = s.size * s.size
     out = []
-    for P, O, sign in list(game_positions(moves))[:-1]:
-        empties = 64 - _core.popcount(P | O)
+    for P, O, sign in list(game_positions(moves, s.size))[:-1]:
+        empties = squares - bin(P).count("1") - bin(O).count("1")
         result = sign * black_diff
         score = NO_SCORE
         depth = int(s.depth.at(empties))
-        if search is not None and empties > solve and depth > 0:
-            r = search.search(board_of(P, O), Limit(depth=depth))
+        if search is not None and empties <= s.exact and empties > solve:
+            r = search.search(board_of(P, O, s.size), Limit(exact=True))
             score = f"{max(-9999, min(9999, r.score)):+07d}"
-        out.append(f"{cells_of(P, O)} {result:+03d} {score}\n")
+        elif scores and search is not None and empties > solve and depth > 0:
+            r = search.search(board_of(P, O, s.size), Limit(depth=depth))
+            score = f"{max(-9999, min(9999, r.score)):+07d}"
+        wide = s.size > 8
+        out.append(f"{cells_of(P, O, s.size)} {result:+04d} {score}\n" if wide
+                   else f"{cells_of(P, O, s.size)} {result:+03d} {score}\n")
     return "".join(out)
 
 
@@ -62,7 +73,7 @@ def label(games_path: str, out_path: str, settings: LabelSettings, jobs: int = 1
     done = 0
     n = 0
     for line in games:           # how many whole games the existing file holds
-        count = game_plies(line)
+        count = game_plies(line, settings.size)
         if n + count > done_positions:
             break
         n += count

@@ -14,12 +14,23 @@ from othello_engine.notation import move_tokens
 
 POSITION_WIDTH = 77
 """A position line: 64 cells, space, result (%+03d), space, search score (%+07d centi-discs, or
-'      -' when there is none), newline: fixed width, so that fit reads a file with numpy at once."""
+'      -' when there is none), newline: fixed width, so that fit reads a file with numpy at once.
+Another board size has size * size cells (:func:`position_width`)."""
 NO_SCORE = "      -"
 _POSITION_LINE = re.compile(r"[XO-]{64} [+-]\d\d (?:[+-]\d{6}|      -)\n?")
+_POSITION_LINE_N = re.compile(r"([XO-]+) [+-]\d{2,3} (?:[+-]\d{6}|      -)\n?")
 
 
-def check_position_line(line: str, path: str, number: int) -> None:
+def position_width(size: int = 8) -> int:
+    """The bytes of a position line of a size x size board (newline included).
+
+    >>> position_width(8), position_width(10)
+    (77, 114)
+    """
+    return size * size + 13 + (1 if size > 8 else 0)
+
+
+def check_position_line(line: str, path: str, number: int, size: int = 8) -> None:
     r"""ValueError naming the file and line unless ``line`` is a position line (see POSITION_WIDTH).
 
     >>> check_position_line("-" * 64 + " +02       -\n", "t.txt", 1)
@@ -28,7 +39,8 @@ def check_position_line(line: str, path: str, number: int) -> None:
     ...
     ValueError: g.txt line 3: not a position line (64 cells X/O/-, the result, the score); a game file? (othello-train testset makes a test set of one)
     """
-    if not _POSITION_LINE.fullmatch(line):
+    m = _POSITION_LINE.fullmatch(line) if size == 8 else _POSITION_LINE_N.fullmatch(line)
+    if m is None or (size != 8 and len(m.group(1)) != size * size):
         raise ValueError(f"{path} line {number}: not a position line (64 cells X/O/-, the result, the score); "
                          "a game file? (othello-train testset makes a test set of one)")
 
@@ -102,7 +114,7 @@ def game_lines(path: str, errors: Optional[Callable[[str], None]] = None) -> lis
     return lines
 
 
-def parse_game(line: str) -> tuple[list[int], int, int]:
+def parse_game(line: str, size: int = 8) -> tuple[list[int], int, int]:
     """(moves, black disc difference, solve empties) of a record line. The moves are read with the
     package's one move-list grammar (:mod:`othello_engine.notation`); the records the pipeline
     writes leave every pass out.
@@ -114,59 +126,70 @@ def parse_game(line: str) -> tuple[list[int], int, int]:
     if len(parts) != 3:
         raise ValueError(f"bad game record {clip_text(line.strip())!r}: expected <moves> <result> <solve>")
     try:
-        moves = [parse_square(token) for token in move_tokens(parts[0])]
+        moves = [parse_square(token, size) for token in move_tokens(parts[0], size)]
     except OthelloError as exc:
         raise ValueError(f"bad game record {clip_text(line.strip())!r}: {exc}") from None
     return moves, int(parts[1]), int(parts[2])
 
 
-def game_positions(moves: list[int]) -> Iterator[tuple[int, int, int]]:
+def game_positions(moves: list[int], size: int = 8) -> Iterator[tuple[int, int, int]]:
     """(player, opponent, sign) before each move of the game and at its end; sign is +1 when Black
     is to move. A forced pass is made where the record leaves it out (an explicit pass is taken
-    the same way, and yields no position of its own).
+    the same way, and yields no position of its own). Boards and moves of a size x size board are
+    numbered as :mod:`othello_engine.board` numbers them.
 
     >>> [sign for _, _, sign in game_positions([37, 43])]
     [1, -1, 1]
     """
-    P, O = 0x0000000810000000, 0x0000001008000000
+    start = Board(size)
+    P, O = start.player, start.opponent
     sign = 1
     for move in moves:
-        if not _core.legal_moves(P, O):
+        if not _core.legal_moves_n(P, O, size):
             P, O, sign = O, P, -sign
             if move == PASS:
                 continue
         elif move == PASS:
             raise ValueError("a pass in a game record where the side to move has a legal move")
         yield P, O, sign
-        if not (_core.legal_moves(P, O) >> move) & 1:
-            raise ValueError(f"illegal move {square_name(move)} in a game record")
-        P, O = _core.make_move(P, O, move)
+        if not (_core.legal_moves_n(P, O, size) >> move) & 1:
+            raise ValueError(f"illegal move {square_name(move, size)} in a game record")
+        P, O = _core.make_move_n(P, O, move, size)
         sign = -sign
     yield P, O, sign
 
 
-def game_plies(line: str) -> int:
+def game_plies(line: str, size: int = 8) -> int:
     """How many positions of a game record get a position line (one before each move, passes
     implied)."""
-    moves, _, _ = parse_game(line)
-    return sum(1 for _ in game_positions(moves)) - 1
+    moves, _, _ = parse_game(line, size)
+    return sum(1 for _ in game_positions(moves, size)) - 1
 
 
 # --- positions -------------------------------------------------------------------------------------
-def cells_of(P: int, O: int) -> str:
-    """64 cells a1..h8, X for the side to move, O for its opponent, - for empty."""
-    return "".join("X" if (P >> i) & 1 else "O" if (O >> i) & 1 else "-" for i in range(64))
+def _squares(size: int) -> list[int]:
+    """The squares of a size x size board in row order (the cells of a position line)."""
+    st = 8 if size <= 8 else size
+    return [r * st + c for r in range(size) for c in range(size)]
 
 
-def board_of(P: int, O: int) -> Board:
-    """The 8x8 board with P to move (as Black)."""
-    return Board.from_discs(8, P, O, BLACK)
+def cells_of(P: int, O: int, size: int = 8) -> str:
+    """The cells a1..h8 (size x size cells in row order on another size), X for the side to move,
+    O for its opponent, - for empty."""
+    if size == 8:
+        return "".join("X" if (P >> i) & 1 else "O" if (O >> i) & 1 else "-" for i in range(64))
+    return "".join("X" if (P >> i) & 1 else "O" if (O >> i) & 1 else "-" for i in _squares(size))
 
 
-def parse_cells(text: str) -> tuple[int, int]:
-    """(player, opponent) bitboards of 64 cells written by :func:`cells_of`."""
+def board_of(P: int, O: int, size: int = 8) -> Board:
+    """The size x size board with P to move (as Black)."""
+    return Board.from_discs(size, P, O, BLACK)
+
+
+def parse_cells(text: str, size: int = 8) -> tuple[int, int]:
+    """(player, opponent) bitboards of the cells written by :func:`cells_of`."""
     P = O = 0
-    for i, c in enumerate(text):
+    for i, c in zip(_squares(size), text) if size != 8 else enumerate(text):
         if c == "X":
             P |= 1 << i
         elif c == "O":
@@ -174,24 +197,44 @@ def parse_cells(text: str) -> tuple[int, int]:
     return P, O
 
 
-def read_positions(path: str):
-    """(P, O, result, score, empties) numpy arrays of a position file; score is NaN where absent."""
+def read_positions(path: str, size: int = 8):
+    """(P, O, result, score, empties) numpy arrays of a position file; score is NaN where absent.
+    On another size than 8x8, P and O are arrays of Python ints (the board's numbering)."""
     import numpy as np
+    width = position_width(size)
     with open_text(path) as f:
         raw = f.read().encode("ascii")
     a = np.frombuffer(raw, dtype=np.uint8)
-    if len(a) % POSITION_WIDTH:
-        raise ValueError(f"{path}: not a position file of {POSITION_WIDTH}-byte lines")
-    a = a.reshape(-1, POSITION_WIDTH)
-    cells = a[:, :64]
-    weights = (np.uint64(1) << np.arange(64, dtype=np.uint64))
-    P = ((cells == ord("X")).astype(np.uint64) * weights).sum(axis=1, dtype=np.uint64)
-    O = ((cells == ord("O")).astype(np.uint64) * weights).sum(axis=1, dtype=np.uint64)
-    result = _ints(a[:, 65:68])
+    if len(a) % width or (len(a) and a[width - 1] != ord("\n")):
+        raise ValueError(f"{path}: not a position file of {width}-byte lines ({size}x{size} positions)")
+    a = a.reshape(-1, width)
+    cells_n = size * size
+    cells = a[:, :cells_n]
+    r = cells_n + 1                         # the result's first byte
+    rw = 3 if size <= 8 else 4
+    result = _ints(a[:, r:r + rw])
     score = np.full(len(a), np.nan)
-    has = a[:, 75] != ord("-")
-    score[has] = _ints(a[has][:, 69:76]) / 100.0
-    empties = 64 - (cells != ord("-")).sum(axis=1)
+    s0 = r + rw + 1
+    has = a[:, s0 + 6] != ord("-")
+    score[has] = _ints(a[has][:, s0:s0 + 7]) / 100.0
+    empties = cells_n - (cells != ord("-")).sum(axis=1)
+    if size == 8:
+        weights = (np.uint64(1) << np.arange(64, dtype=np.uint64))
+        P = ((cells == ord("X")).astype(np.uint64) * weights).sum(axis=1, dtype=np.uint64)
+        O = ((cells == ord("O")).astype(np.uint64) * weights).sum(axis=1, dtype=np.uint64)
+        return P, O, result, score, empties
+    # bit i of the board's numbering for the i-th cell: a little-endian bit string per row
+    stride = 8 if size <= 8 else size
+    nbits = stride * (size - 1) + size
+    order = np.array(_squares(size))
+    bits_p = np.zeros((len(a), nbits), dtype=np.uint8)
+    bits_o = np.zeros((len(a), nbits), dtype=np.uint8)
+    bits_p[:, order] = cells == ord("X")
+    bits_o[:, order] = cells == ord("O")
+    bp = np.packbits(bits_p, axis=1, bitorder="little")
+    bo = np.packbits(bits_o, axis=1, bitorder="little")
+    P = np.array([int.from_bytes(row.tobytes(), "little") for row in bp], dtype=object)
+    O = np.array([int.from_bytes(row.tobytes(), "little") for row in bo], dtype=object)
     return P, O, result, score, empties
 
 

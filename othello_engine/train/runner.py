@@ -12,13 +12,16 @@ PROGRESS_MIN_SECONDS = 0.5
 _ENGINE = None
 
 
-def process_engine(evaluation: str, weights: Optional[str]) -> Any:
+def process_engine(evaluation: str, weights: Optional[str], size: int = 8) -> Any:
     """This process's engine (made once, reused for every work item), set to this item's
-    evaluation and weights (a step run after another in the same process gets its own)."""
+    evaluation and weights of a size x size board (a step run after another in the same process
+    gets its own)."""
     global _ENGINE
     from othello_engine import weights as weights_mod
-    if weights and weights_mod.loaded_path != weights:
+    if weights and size == 8 and weights_mod.loaded_path != weights:
         weights_mod.load(weights)
+    elif weights and size != 8 and weights_mod.loaded_paths.get(size) != weights:
+        weights_mod.load(weights, size)
     if _ENGINE is None:
         from othello_engine.engine import Engine
         _ENGINE = Engine(hash_mb=16)

@@ -15,7 +15,8 @@ from othello_engine.train.runner import process_engine, run_ordered
 class GenerateSettings:
     """How the games are played: ``random_min``..``random_max`` uniformly random opening plies,
     then the engine (``evaluation``, ``weights``) at ``depth`` with a random move at a chance of
-    ``epsilon``, then perfect play from ``solve`` empties; ``seed`` seeds every game."""
+    ``epsilon``, then perfect play from ``solve`` empties; ``seed`` seeds every game; ``size``:
+    the board's size (3..26)."""
     seed: int = 1
     depth: int = 6
     random_min: int = 4
@@ -24,6 +25,7 @@ class GenerateSettings:
     solve: int = 18
     evaluation: str = "pattern"
     weights: Optional[str] = None
+    size: int = 8
 
 
 def play_game(index: int, s: GenerateSettings) -> str:
@@ -31,9 +33,9 @@ def play_game(index: int, s: GenerateSettings) -> str:
     ``<moves without passes> <black disc difference> <solve empties>``."""
     from othello_engine.engine import Limit
     rng = random.Random(f"{s.seed}/{index}")
-    engine = process_engine(s.evaluation, s.weights)
+    engine = process_engine(s.evaluation, s.weights, s.size)
     engine.new_game()
-    board = Board()
+    board = Board(s.size)
     moves: list[str] = []
     n_random = rng.randint(s.random_min, s.random_max)
     ply = 0
@@ -51,7 +53,7 @@ def play_game(index: int, s: GenerateSettings) -> str:
         else:
             move = engine.search(board, Limit(depth=s.depth)).best_move
         board.push(move)
-        moves.append(square_name(move))
+        moves.append(square_name(move, s.size))
         ply += 1
     return f"{''.join(moves)} {board.disc_difference():+d} {s.solve}\n"
 

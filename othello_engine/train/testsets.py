@@ -10,54 +10,56 @@ from othello_engine.train.records import (NO_SCORE, board_of, cells_of, check_po
 from othello_engine.train.runner import process_engine, run_ordered
 
 
-def _solve_item(item: tuple[str]) -> str:
+def _solve_item(item: tuple[str, int]) -> str:
     from othello_engine.engine import Limit
-    cells = item[0]
+    cells, size = item
     engine = process_engine("classic", None)
     engine.new_game()
-    r = engine.search(board_of(*parse_cells(cells)), Limit(exact=True))
-    return f"{cells} {r.score // 100:+03d} {NO_SCORE}\n"
+    r = engine.search(board_of(*parse_cells(cells, size), size), Limit(exact=True))
+    return f"{cells} {r.score // 100:+0{3 if size <= 8 else 4}d} {NO_SCORE}\n"
 
 
 def testset(games_path: str, out_path: str, empties: int, count: int, jobs: int = 1,
             quiet: bool = False, cluster: Optional[str] = None,
-            errors: Optional[Callable[[str], None]] = None) -> int:
+            errors: Optional[Callable[[str], None]] = None, size: int = 8) -> int:
     """Solve exactly the positions with `empties` empties of the games (one per game, up to count;
     resumable); a position file whose result column is the exact score. A WTHOR database is read
-    too (its bad games go to ``errors``)."""
+    too (its bad games go to ``errors``). ``size``: the games' board size."""
     cells_list = []
     for line in game_lines(games_path, errors):
-        moves, _, _ = parse_game(line)
-        for P, O, _sign in game_positions(moves):
-            if 64 - _core.popcount(P | O) == empties and _core.legal_moves(P, O):
-                cells_list.append(cells_of(P, O))
+        moves, _, _ = parse_game(line, size)
+        for P, O, _sign in game_positions(moves, size):
+            if size * size - bin(P | O).count("1") == empties and _core.legal_moves_n(P, O, size):
+                cells_list.append(cells_of(P, O, size))
                 break
         if len(cells_list) >= count:
             break
     done = complete_lines(out_path)
-    items = [(c,) for c in cells_list[done:]]
+    items = [(c, size) for c in cells_list[done:]]
     with open_text(out_path, "at") as out:
         return run_ordered(_solve_item, items, out, jobs, "solve", done, len(cells_list), quiet,
                            chunksize=1, cluster=cluster)
 
 
 def evaluate(path: str, weights_path: Optional[str] = None,
-             report: Callable[[str], None] = print) -> dict[str, float]:
+             report: Callable[[str], None] = print, size: int = 8) -> dict[str, float]:
     """Mean absolute error (discs) of the static evaluations against the exact scores of a test set
-    (a position file whose result column is exact), classic and pattern."""
+    (a position file whose result column is exact), classic and pattern, on a size x size board."""
     from othello_engine import weights as weights_mod
     if weights_path:
-        weights_mod.load(weights_path)
+        weights_mod.load(weights_path, size)
     else:
-        weights_mod.ensure_loaded()
+        weights_mod.ensure_loaded_size(size)
     err_c = err_p = 0.0
     n = 0
+    cells_n = size * size
     with open_text(path) as f:
         for number, line in enumerate(f, 1):
-            check_position_line(line, path, number)
-            cells, exact = line[:64], int(line[65:68])
-            P, O = parse_cells(cells)
-            terms = _core.evaluation_terms(P, O, _core.FULL_MASK, True)
+            check_position_line(line, path, number, size)
+            cells, exact = line[:cells_n], int(line[cells_n + 1:].split()[0])
+            P, O = parse_cells(cells, size)
+            terms = (_core.evaluation_terms(P, O, _core.FULL_MASK, True) if size == 8
+                     else _core.evaluation_terms_n(P, O, size, True))
             err_c += abs(terms.get("classic", terms["total"]) / 100.0 - exact)
             err_p += abs(terms["total"] / 100.0 - exact) if "pattern" in terms else float("nan")
             n += 1
