@@ -129,10 +129,12 @@ def test_engine_evaluation_shows_named_features_and_the_pattern_total() -> None:
     assert "pattern" not in classic and classic["total"] == terms["classic"]
 
 
-def test_pattern_does_not_apply_to_smaller_boards() -> None:
-    board = Board(size=6)
-    terms = Engine(hash_mb=1).evaluation(board)
+def test_pattern_of_8x8_does_not_apply_to_other_sizes() -> None:
+    # 4x4 has no learned evaluation at all; 6x6 has its own (layout 2), never 8x8's families
+    terms = Engine(hash_mb=1).evaluation(Board(size=4))
     assert "pattern" not in terms
+    terms = Engine(hash_mb=1).evaluation(Board(size=6))
+    assert "pattern" in terms and "edge2x" not in terms and "edge" in terms
 
 
 # --- the weights file ---------------------------------------------------------------------------
