@@ -54,7 +54,8 @@ cdef object search_run(Search self, board_t P, board_t O, board_t root_moves, in
     for the board by the caller; solve_time: the expected time of an exact solve from here)."""
     cdef board_t moves, m
     cdef int depth, empties, i, delta, alpha, beta, guess, guess2, done_depth, lead
-    cdef int eg_alpha, eg_beta
+    cdef int eg_alpha, eg_beta, last_best = -1, stable = 0
+    cdef double soft_now
     cdef bint exact = False, eg_done = False, aborted = False
     cdef double elapsed
     cdef SearchState* st = &self.st
@@ -206,7 +207,17 @@ cdef object search_run(Search self, board_t P, board_t O, board_t root_moves, in
             callback(depth, st.seldepth, exact, self._nodes(), elapsed, result)
         if exact or st.stop[0]:
             break
-        if soft_time > 0 and elapsed >= soft_time:
+        if st.root[0].move == last_best:
+            stable += 1
+        else:
+            stable = 0
+            last_best = st.root[0].move
+        soft_now = soft_time
+        if TM_STABILITY and 0 < soft_time < hard_time and depth >= 6:
+            # clock games: a best move that just changed is worth more time, a settled one less
+            soft_now = soft_time * (TM_CHANGED if stable == 0 else TM_SETTLED if stable >= 3
+                                    else 100) / 100.0
+        if soft_time > 0 and elapsed >= soft_now:
             break
     return (result, done_depth, self._nodes(), exact)
 

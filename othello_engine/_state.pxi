@@ -76,14 +76,26 @@ cdef int HELP_MIN_DEPTH = 6
 cdef int MID_DEFER_MIN = 3
 cdef int EG_DEFER_MIN = 10
 cdef int HELP_SKEW = 0           # odd helpers search this many plies deeper (0: measured best)
+# Clock games (soft < hard limit): from depth 6, the soft limit is scaled by TM_CHANGED percent
+# after an iteration whose best move differs from the last one's, by TM_SETTLED percent once the
+# best move has stood for three iterations (TM_STABILITY = 0: never).
+cdef int TM_STABILITY = 0
+cdef int TM_CHANGED = 150
+cdef int TM_SETTLED = 60
 
 
 def _set_mid_tuning(str name, int value):
     """Experiments only: change one of the midgame ordering parameters."""
     global MID_SORT_SEARCH, MID_SORT_DEEP, MID_SORT_DEPTH, MID_SORT_MOB, MPC_MIN_DEPTH, MPC_MARGIN
     global SOLVE_PREP_DEPTH, EG_ROOT_WINDOW, ASP_PARITY, HELP_MIN_DEPTH, MID_DEFER_MIN, EG_DEFER_MIN
-    global HELP_SKEW, MPC_FIT, MPC_T
-    if name == "mpc_fit":
+    global HELP_SKEW, MPC_FIT, MPC_T, TM_STABILITY, TM_CHANGED, TM_SETTLED
+    if name == "tm_stability":
+        TM_STABILITY = value
+    elif name == "tm_changed":
+        TM_CHANGED = value
+    elif name == "tm_settled":
+        TM_SETTLED = value
+    elif name == "mpc_fit":
         MPC_FIT = value
     elif name == "mpc_t":
         MPC_T = value

@@ -270,3 +270,29 @@ def test_evaluation_breakdown_sums_and_is_symmetric() -> None:
         assert full["total"] == max(-6300, min(6300, full["pattern"]))
     start = Board()
     assert classic.evaluation(start)["total"] == 0
+
+
+# --- best-move stability (an experiment's knob, off by default) --------------------------------
+def test_settled_best_move_shortens_a_clock_search_never_a_movetime() -> None:
+    """With tm_stability on, a best move that has stood for three iterations scales the soft
+    limit (here to 1%): a clock search (soft < hard) stops far earlier than without; a movetime
+    search (soft == hard) is not shortened."""
+    board = Board()
+    for m in ("f5", "d6", "c3", "d3", "c4"):
+        board.push_str(m)
+
+    def depth(soft: float, hard: float) -> int:
+        s = _core.Search(16)
+        return s.run(board.player, board.opponent, _core.FULL_MASK, 60, 0, soft, hard)[1]
+
+    try:
+        base_clock = depth(0.5, 2.0)
+        _core._set_mid_tuning("tm_stability", 1)
+        _core._set_mid_tuning("tm_settled", 1)
+        settled_clock = depth(0.5, 2.0)
+        settled_movetime = depth(0.3, 0.3)
+    finally:
+        _core._set_mid_tuning("tm_stability", 0)
+        _core._set_mid_tuning("tm_settled", 60)
+    assert settled_clock < base_clock - 3
+    assert settled_movetime > settled_clock
