@@ -274,11 +274,17 @@ def test_midgame_search_plays_legal_lines(size: int) -> None:
     assert seen
 
 
-def test_search_limits_and_root_moves() -> None:
-    grid = ref.random_game(12, random.Random(4))[30][0]
+def position_to_move(size: int, seed: int, ply: int):
+    """The grid after `ply` plies of a seeded random game, with a side that has a move in it."""
+    grid = ref.random_game(size, random.Random(seed))[ply][0]
     color = ref.BLACK if sum(r.count(ref.EMPTY) for r in grid) % 2 == 0 else ref.WHITE
     if ref.status(grid, color) != "move":
         color = ref.other(color)
+    return grid, color
+
+
+def test_search_limits_and_root_moves() -> None:
+    grid, color = position_to_move(12, seed=4, ply=30)
     P, O = sides(grid, color)
     search = _core.Search(8)
     _, _, nodes, _ = search.run_n(P, O, 12, max_depth=30, max_nodes=5000)
@@ -433,10 +439,7 @@ def test_midgame_search_with_two_threads_on_wide_boards() -> None:
 
 
 def test_node_limit_and_stop_with_threads_on_a_wide_board() -> None:
-    grid = ref.random_game(12, random.Random(4))[30][0]
-    color = ref.BLACK if sum(r.count(ref.EMPTY) for r in grid) % 2 == 0 else ref.WHITE
-    if ref.status(grid, color) != "move":
-        color = ref.other(color)
+    grid, color = position_to_move(12, seed=4, ply=30)
     P, O = sides(grid, color)
     for threads in (2, 3):
         search = _core.Search(8, threads)
