@@ -412,7 +412,7 @@ cdef int eg_search(SearchState* st, board_t P, board_t O, int alpha, int beta, i
             # the child will probe the table: start fetching its bucket now
             tt_prefetch(st.tt, b_hash(cP, cO))
         om = b_moves(st, cP, cO)
-        if n >= EG_SORT_EVAL and st.ev.pattern:
+        if n >= EG_SORT_EVAL and (st.ev.pattern or st.pn != NULL):
             if n >= EG_SORT_D2:
                 v = mid_search(st, cP, cO, 2 + (n - EG_SORT_D2) // EG_SORT_STEP, -SCORE_INF,
                                SCORE_INF, ply + 1, False)

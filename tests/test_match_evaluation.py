@@ -51,3 +51,20 @@ def test_a_chosen_classic_evaluation_is_shown_as_such(tmp_path: Path) -> None:
                          timeout=300, cwd=tmp_path)
     assert out.returncode == 0, out.stderr
     assert "a: uci" in out.stdout and "; evaluation classic" in out.stdout
+
+
+def test_a_board_size_without_weights_shows_the_fallback(tmp_path: Path) -> None:
+    # the engine says so at its first search on the size (there are no 14x14 weights), not at the
+    # handshake, and the report follows what it said
+    out = match(tmp_path, "--size", "14")
+    assert out.returncode == 0, out.stderr
+    data = json.loads((tmp_path / "m.json").read_text())
+    assert [e["evaluation"] for e in data["engines"]] == ["classic (fallback)"] * 2
+    assert "evaluation classic (fallback)" in out.stdout and "evaluation pattern" not in out.stdout
+
+
+def test_a_board_size_with_weights_keeps_its_pattern_evaluation(tmp_path: Path) -> None:
+    out = match(tmp_path, "--size", "10")
+    assert out.returncode == 0, out.stderr
+    data = json.loads((tmp_path / "m.json").read_text())
+    assert [e["evaluation"] for e in data["engines"]] == ["pattern", "pattern"]

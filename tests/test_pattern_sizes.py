@@ -102,6 +102,22 @@ def test_each_shipped_file_loads_and_drives_the_engine(size: int) -> None:
     assert any(ln.startswith("bestmove ") for ln in lines)
 
 
+@pytest.mark.parametrize("size, plies, seeds", [(6, 10, (1, 2, 3)), (10, 78, (1, 2))])
+def test_the_learned_evaluation_orders_the_endgame_and_the_score_stays_exact(size: int, plies: int,
+                                                                              seeds: tuple) -> None:
+    # from 16 empties on the solver sorts its moves by the learned evaluation of the size (by a
+    # depth-1 search from 18): the exact score must be the one the classic ordering proves
+    for seed in seeds:
+        P, O = random_position(size, plies, seed)
+        board = Board.from_discs(size, P, O, BLACK)
+        if board.is_game_over() or board.empties < 17:
+            continue
+        results = [Engine(hash_mb=16, evaluation_kind=kind).search(board, Limit(exact=True))
+                   for kind in ("pattern", "classic")]
+        assert all(r.exact for r in results)
+        assert results[0].score == results[1].score, (size, seed, board.fen())
+
+
 def _session(env: dict[str, str], commands: str, monkeypatch=None) -> list[str]:
     """The engine process's output lines for the commands (env added to its environment), each
     command answered before the next is sent."""

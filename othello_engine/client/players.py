@@ -182,6 +182,12 @@ class Player:
     def alive(self) -> bool:
         return self.engine is not None and self.engine.alive
 
+    def evaluation_in_play(self) -> str:
+        """The evaluation the engine plays with as far as it has said so far: :attr:`evaluation`,
+        or ``classic (fallback)`` once it has said that the one chosen is unavailable (at
+        start-up, or at its first search on a board size without weights)."""
+        return self.evaluation
+
     @property
     def process(self) -> EngineProcess:
         if self.engine is None:
@@ -317,6 +323,11 @@ class UciPlayer(Player):
             raise _failure(self.name, exc) from None
         result = stream.result
         assert result is not None
+        if self.evaluation not in ("", "classic") and any("evaluation unavailable" in s
+                                                           for s in stream.strings):
+            # said at the first search on a board size without weights: for good, as it is
+            # said only once
+            self.evaluation = "classic (fallback)"
         info = result.info
         score = None if info.score is None else info.score / 100.0
         return Reply(result.token, score, info.depth, info.nodes, result.arrived)

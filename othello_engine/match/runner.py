@@ -92,6 +92,9 @@ def run_match(config: MatchConfig, on_game: Optional[Callable[[GameResult, Match
                 except queue.Empty:
                     return
                 record(play_job(config, pool, job, stop))
+                for name, player in pool.items():  # an engine may fall back on this board size
+                    result.engine_evals[name] = player.evaluation_in_play() or \
+                        result.engine_evals.get(name, "")
         finally:
             for p in pool.values():
                 p.close()
