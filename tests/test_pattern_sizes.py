@@ -102,7 +102,7 @@ def test_each_shipped_file_loads_and_drives_the_engine(size: int) -> None:
     assert any(ln.startswith("bestmove ") for ln in lines)
 
 
-@pytest.mark.parametrize("size, plies, seeds", [(6, 10, (1, 2, 3)), (10, 78, (1, 2))])
+@pytest.mark.parametrize("size, plies, seeds", [(6, 10, (1, 2, 3)), (10, 80, (1, 2))])
 def test_the_learned_evaluation_orders_the_endgame_and_the_score_stays_exact(size: int, plies: int,
                                                                               seeds: tuple) -> None:
     # from 16 empties on the solver sorts its moves by the learned evaluation of the size (by a
@@ -110,7 +110,7 @@ def test_the_learned_evaluation_orders_the_endgame_and_the_score_stays_exact(siz
     for seed in seeds:
         P, O = random_position(size, plies, seed)
         board = Board.from_discs(size, P, O, BLACK)
-        if board.is_game_over() or board.empties < 17:
+        if board.is_game_over() or board.empties < 16:
             continue
         results = [Engine(hash_mb=16, evaluation_kind=kind).search(board, Limit(exact=True))
                    for kind in ("pattern", "classic")]
