@@ -210,12 +210,15 @@ class Engine:
 
     def evaluation_notice(self, size: int) -> Optional[str]:
         """Why the pattern evaluation asked for is not in use on a size x size board (its weights
-        are loaded here on first use), the first time this engine is asked about that size; else
-        None (8x8's reason is evaluation_unavailable, said at the handshake)."""
+        are loaded here on first use), or which size's weights it borrows, the first time this
+        engine is asked about that size; else None (8x8's reason is evaluation_unavailable, said
+        at the handshake)."""
         if size == 8 or self.evaluation_kind != "pattern" or size in self._noticed:
             return None
         self._noticed.add(size)
-        return None if weights.ensure_loaded_size(size) else weights.size_error(size)
+        if weights.ensure_loaded_size(size):
+            return weights.size_note(size)
+        return weights.size_error(size)
 
     @property
     def hash_mb(self) -> int:

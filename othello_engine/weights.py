@@ -53,6 +53,7 @@ loaded_path: Optional[str] = None
 loaded_paths: dict[int, str] = {}
 _tried = False
 _size_errors: dict[int, str] = {}     # the other sizes: why their learned evaluation is unavailable
+_size_notes: dict[int, str] = {}      # the other sizes that borrow another size's weights: which
 _size_tried: set[int] = set()
 
 
@@ -151,12 +152,13 @@ def write(path: str, weights: "array.array[int]", size: int = 8) -> None:
     os.replace(tmp, path)
 
 
-def load(path: str, size: int = 8) -> None:
+def load(path: str, size: int = 8, file_size: Optional[int] = None) -> None:
     """Install the weights of path for every search of this process on size x size boards (no
-    search may be running)."""
+    search may be running). file_size: the size the file was made for, when it is another one
+    with the same pattern layout (a size without weights of its own borrows them)."""
     global load_error, loaded_path, _tried
     if size != 8:
-        _core.set_pattern_weights_n(size, read(path, size))
+        _core.set_pattern_weights_n(size, read(path, file_size or size))
         _size_errors.pop(size, None)
         _size_tried.add(size)
         loaded_paths[size] = path
@@ -193,9 +195,23 @@ def size_path(size: int) -> str:
     return os.path.join(os.environ.get("OTHELLO_ENGINE_WEIGHTS_DIR") or DATA_DIR, f"eval{size}.weights")
 
 
+def donor_size(size: int) -> Optional[int]:
+    """The size whose weights a size x size board without a file of its own borrows: the nearest
+    size (the larger of two as near) that has a file and the same pattern layout, so that its
+    edge, corner and line tables read the same squares from the corners in; None when there is
+    none (4x4, 5x5 and 7x7 have no such size, nor does 8x8 lend its layout-1 weights)."""
+    if not 6 <= size <= 26 or size == 8:
+        return None
+    entries = _core.pattern_n_entries(size)
+    lenders = [n for n in range(6, 27) if n not in (8, size)
+               and _core.pattern_n_entries(n) == entries and os.path.isfile(size_path(n))]
+    return min(lenders, key=lambda n: (abs(n - size), -n), default=None)
+
+
 def ensure_loaded_size(size: int) -> bool:
     """Load the weights of a size x size board once (8x8: :func:`ensure_loaded`); True when its
-    learned evaluation is available, else the reason is in :func:`size_error`."""
+    learned evaluation is available, else the reason is in :func:`size_error`. A size without a
+    weights file borrows those of :func:`donor_size` and says so in :func:`size_note`."""
     if size == 8:
         return ensure_loaded()
     if _core.pattern_weights_loaded_n(size) if 6 <= size <= 26 else False:
@@ -206,7 +222,14 @@ def ensure_loaded_size(size: int) -> bool:
     try:
         if not 6 <= size <= 26:
             raise WeightsError("no pattern layout for this size")
-        load(size_path(size), size)
+        path = size_path(size)
+        donor = None if os.path.exists(path) else donor_size(size)
+        if donor is None:
+            load(path, size)
+        else:
+            load(size_path(donor), size, donor)
+            _size_notes[size] = (f"pattern evaluation on {size}x{size} uses the {donor}x{donor} "
+                                 f"weights (there are none of its own)")
     except WeightsError as exc:
         _size_errors[size] = (f"pattern evaluation unavailable on {size}x{size} ({exc}); "
                               "using the classic evaluation")
@@ -220,6 +243,12 @@ def size_error(size: int) -> Optional[str]:
     if size == 8:
         return load_error
     return _size_errors.get(size)
+
+
+def size_note(size: int) -> Optional[str]:
+    """How a size x size board's learned evaluation was found when it borrows another size's
+    weights (after :func:`ensure_loaded_size`), else None."""
+    return _size_notes.get(size)
 
 
 def use(path: Optional[str] = None) -> Optional[str]:

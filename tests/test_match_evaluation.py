@@ -7,6 +7,8 @@ import json
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from uci_support import command
 
 
@@ -54,17 +56,18 @@ def test_a_chosen_classic_evaluation_is_shown_as_such(tmp_path: Path) -> None:
 
 
 def test_a_board_size_without_weights_shows_the_fallback(tmp_path: Path) -> None:
-    # the engine says so at its first search on the size (there are no 14x14 weights), not at the
-    # handshake, and the report follows what it said
-    out = match(tmp_path, "--size", "14")
+    # the engine says so at its first search on the size (4x4 has no pattern evaluation), not at
+    # the handshake, and the report follows what it said
+    out = match(tmp_path, "--size", "4")
     assert out.returncode == 0, out.stderr
     data = json.loads((tmp_path / "m.json").read_text())
     assert [e["evaluation"] for e in data["engines"]] == ["classic (fallback)"] * 2
     assert "evaluation classic (fallback)" in out.stdout and "evaluation pattern" not in out.stdout
 
 
-def test_a_board_size_with_weights_keeps_its_pattern_evaluation(tmp_path: Path) -> None:
-    out = match(tmp_path, "--size", "10")
+@pytest.mark.parametrize("size", ["10", "14"])  # its own weights, and 16x16's borrowed
+def test_a_board_size_with_weights_keeps_its_pattern_evaluation(tmp_path: Path, size: str) -> None:
+    out = match(tmp_path, "--size", size)
     assert out.returncode == 0, out.stderr
     data = json.loads((tmp_path / "m.json").read_text())
     assert [e["evaluation"] for e in data["engines"]] == ["pattern", "pattern"]
