@@ -20,7 +20,10 @@ from othello_engine.board import Board, square_name
 from othello_engine.book import Book
 from othello_engine.engine import Engine
 
-DEFAULT_OUTPUT = Path(__file__).resolve().parent.parent / "othello_engine" / "data" / "book.txt"
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_OUTPUT = ROOT / "othello_engine" / "data" / "book.txt"
+EXACT_6X6 = ROOT / "training" / "book6.txt"
+"""The 6x6 perfect-play part (scripts/build_book6.py), folded in last: its exact scores win."""
 
 
 def expand(book: Book, engine: Engine, size: int, depth: int, margin: int, max_positions: int,
@@ -69,6 +72,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--positions-6x6", type=int, default=60, help="positions for the 6x6 board")
     p.add_argument("--plies", type=int, default=10)
     p.add_argument("--hash", type=int, default=16)
+    p.add_argument("--exact-6x6", type=lambda s: Path(s) if s else None, default=EXACT_6X6,
+                   help="the perfect-play 6x6 book to fold in (default training/book6.txt; "
+                        "an empty value: none)")
     args = p.parse_args(argv)
     engine = Engine(hash_mb=args.hash)
     book = Book.memory()
@@ -77,6 +83,10 @@ def main(argv: list[str] | None = None) -> int:
         if count > 0:
             expand(book, engine, size, args.depth, args.margin, count, args.plies)
     changed = book.propagate()
+    if args.exact_6x6 and args.exact_6x6.exists():
+        with open(args.exact_6x6, encoding="utf-8") as f:
+            print(f"{args.exact_6x6}: {book.import_text(f)} exact 6x6 positions folded in",
+                  file=sys.stderr)
     with open(args.output, "w", encoding="utf-8") as f:
         book.export_text(f)
     st = book.stats()

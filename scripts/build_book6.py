@@ -4,8 +4,9 @@ Two parts:
 
 - full width to ``--full-plies F``: every position of the first F plies (under the 8 symmetries)
   gets every move scored exactly, from exact solves of all the positions F + 1 plies in;
-- optimal lines to ``--lines L``: below that, every position reached by optimal moves only (both
-  sides), down to ply L, gets every move scored exactly, from solves of its children.
+- optimal lines to ``--lines L``: below that, every position reached from the start by optimal
+  moves only (both sides), down to ply L, gets every move scored exactly, from solves of its
+  children.
 
 Solves run in ``--jobs`` processes and are appended to ``--solved FILE`` as they finish (one line
 each: canonical player and opponent bitboards in hex, the exact score for the side to move, nodes,
@@ -135,9 +136,12 @@ def build(full_plies: int, lines: int, solved_path: str,
             scores = {m: -solved[key_of(c)] for m, c in children(b)}
             book[k] = (b, scores)
             solved[k] = max(scores.values())
-    # optimal lines: positions reached by optimal moves only, below the full-width part
-    line_level = {key_of(c): c for b, scores in (book[k] for k in levels[-1] if k in book)
-                  for m, c in children(b) if scores[m] == max(scores.values())}
+    # optimal lines: the positions reached from the start by optimal moves only, below the
+    # full-width part
+    line_level = {key_of(Board(SIZE)): Board(SIZE)}
+    for _ in range(full_plies + 1):
+        line_level = {key_of(c): c for b, scores in (book[k] for k in line_level if k in book)
+                      for m, c in children(b) if scores[m] == max(scores.values())}
     for ply in range(full_plies + 1, lines + 1):
         live = {k: b for k, b in line_level.items() if not b.is_game_over()}
         solve_all({key_of(c) for b in live.values() for _, c in children(b)}, solved,

@@ -19,7 +19,7 @@ import sys
 import threading
 import time
 
-from othello_engine import _core
+from othello_engine import _core, weights
 from othello_engine.board import PASS, Board, OthelloError, from_core, square_name
 from othello_engine.notation import play_moves
 
@@ -36,6 +36,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--threads", type=int, default=1, help="search threads (default 1)")
     ap.add_argument("--hash", type=int, default=256, help="transposition table MiB (default 256)")
     ap.add_argument("--wld", action="store_true", help="prove only win, draw or loss")
+    ap.add_argument("--eval", choices=("pattern", "classic"), default="pattern",
+                    help="the evaluation that orders the moves (default pattern: the learned "
+                         "6x6 weights)")
     ap.add_argument("--progress", type=float, default=60.0, metavar="SECONDS",
                     help="print the nodes so far this often during a long iteration (default 60; "
                          "0: never)")
@@ -53,9 +56,10 @@ def main(argv: list[str] | None = None) -> int:
     except (ValueError, MemoryError) as exc:
         print(f"solve_6x6: {exc}", file=sys.stderr)
         return 2
+    pattern = args.eval == "pattern" and weights.ensure_loaded_size(SIZE)
     side = "black" if board.turn == 0 else "white"
     print(f"6x6, {board.empties} empties, {side} to move; {args.threads} thread(s), "
-          f"{args.hash} MiB table", flush=True)
+          f"{args.hash} MiB table, {'pattern' if pattern else 'classic'} evaluation", flush=True)
     start = time.perf_counter()
 
     def report(depth: int, seldepth: int, exact: bool, nodes: int, seconds: float,
@@ -75,7 +79,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.progress > 0:
         threading.Thread(target=progress, daemon=True).start()
     lines, depth, nodes, exact = search.run(board.player, board.opponent, board.mask, 60,
-                                            solve=2 if args.wld else 1, callback=report)
+                                            solve=2 if args.wld else 1, callback=report,
+                                            pattern=pattern)
     done.set()
     seconds = time.perf_counter() - start
     move, score, pv = lines[0]

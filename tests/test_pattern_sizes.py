@@ -7,6 +7,7 @@ import glob
 import os
 import random
 import re
+import shutil
 import subprocess
 
 import pytest
@@ -156,6 +157,21 @@ def test_a_corrupt_file_gives_the_classic_evaluation_and_one_message(tmp_path) -
     assert "classic evaluation" in notes[0]
     assert not any(ln.startswith("eval pattern") for ln in lines)
     assert len([ln for ln in lines if ln.startswith("bestmove ")]) == 2
+
+
+def test_a_size_without_a_file_borrows_the_nearest_one_and_says_so(tmp_path) -> None:
+    shutil.copy(weights.size_path(12), tmp_path / "eval12.weights")
+    lines = _session({"OTHELLO_ENGINE_WEIGHTS_DIR": str(tmp_path)},
+                     "uci\nposition startpos 14\ngo depth 2\neval\ngo depth 3\nquit\n")
+    notes = [ln for ln in lines if ln.startswith("info string")]
+    assert notes == ["info string pattern evaluation on 14x14 uses the 12x12 weights "
+                     "(there are none of its own)"]  # once
+    assert any(ln.startswith("eval pattern ") for ln in lines)
+    assert len([ln for ln in lines if ln.startswith("bestmove ")]) == 2
+    # the shipped folder: 14x14 takes 16x16's, the nearer one of the larger size; 7x7 has a
+    # layout of its own, which no shipped size shares (the classic evaluation)
+    assert weights.donor_size(14) == 16 and weights.donor_size(9) == 10
+    assert weights.donor_size(7) is None and weights.donor_size(8) is None
 
 
 def test_a_file_of_another_size_is_refused(tmp_path) -> None:
