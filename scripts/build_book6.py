@@ -13,7 +13,7 @@ each: canonical player and opponent bitboards in hex, the exact score for the si
 seconds), so an interrupted run resumes where it stopped. The result is written in the book's text
 form (``othello-book import``) to ``--out``:
 
-    python scripts/build_book6.py --full-plies 3 --lines 10 --jobs 2 \\
+    python scripts/build_book6.py --full-plies 4 --lines 10 --jobs 2 \\
         --solved training/book6_solved.txt --out /tmp/book6.txt
 
 Then ``python scripts/build_book6.py --merge /tmp/book6.txt`` folds it into the shipped book
@@ -33,6 +33,7 @@ from othello_engine.board import BLACK, PASS, Board
 from othello_engine.book.store import Book, position_key
 
 SIZE = 6
+"""The board size (--size: 6, or 4 for a test run in a fraction of a second)."""
 Key = tuple[int, int]  # the canonical (player, opponent) of a side-relative position
 
 
@@ -182,8 +183,10 @@ def merge(path: str, shipped: str) -> int:
 
 
 def main(argv: Optional[list[str]] = None) -> int:
+    global SIZE
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--full-plies", type=int, default=3, help="full width to this ply (default 3)")
+    ap.add_argument("--size", type=int, choices=(4, 6), default=6, help="board size (default 6)")
+    ap.add_argument("--full-plies", type=int, default=4, help="full width to this ply (default 4)")
     ap.add_argument("--lines", type=int, default=10,
                     help="optimal lines down to this ply (default 10)")
     ap.add_argument("--jobs", type=int, default=2, help="solver processes (default 2)")
@@ -197,10 +200,12 @@ def main(argv: Optional[list[str]] = None) -> int:
                                "othello_engine", "data", "book.txt")
         print(f"{shipped}: {merge(args.merge, shipped)} positions")
         return 0
+    SIZE = args.size  # before the solver processes start, so that they inherit it
     book = build(args.full_plies, args.lines, args.solved, args.jobs)
     n = write_book(book, args.out)
     root = book[key_of(Board(SIZE))][1]
-    print(f"{n} positions written to {args.out}; the start scores {max(root.values()):+d} for black")
+    print(f"{n} positions written to {args.out}; the start scores {max(root.values()):+d} "
+          "for black")
     return 0
 
 

@@ -5,13 +5,19 @@ agree with one another and with the solver, the start scores the known -4, and t
 from __future__ import annotations
 
 import random
+import subprocess
+import sys
+from pathlib import Path
 
 from othello_engine import Engine, Limit
-from othello_engine.board import PASS, Board, parse_square
+from othello_engine.board import BLACK, PASS, Board, parse_square
 from othello_engine.book import Book
 from othello_engine.book.store import position_key
 
+import reference_rules as ref
 from uci_support import EngineProcess, Ref
+
+BUILD = Path(__file__).resolve().parent.parent / "scripts" / "build_book6.py"
 
 
 def exact_nodes() -> dict[tuple[int, int], tuple[Board, dict[int, int]]]:
@@ -99,3 +105,34 @@ def test_the_engine_plays_6x6_perfectly_with_its_book() -> None:
         assert e.close() == 0
     assert booked >= 10, moves
     assert (ref.count("x"), ref.count("o")) == (16, 20), moves
+
+
+def test_the_builder_on_4x4_matches_the_reference_solver_and_resumes(tmp_path: Path) -> None:
+    def build() -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-P", str(BUILD), "--size", "4", "--full-plies", "2",
+                               "--lines", "6", "--jobs", "1", "--solved", str(tmp_path / "solved.txt"),
+                               "--out", str(tmp_path / "book4.txt")],
+                              capture_output=True, text=True, timeout=120, cwd=tmp_path)
+
+    first = build()
+    assert first.returncode == 0, first.stderr
+    start = ref.solve(ref.start_grid(4), ref.BLACK)
+    assert f"the start scores {start:+d} for black" in first.stdout
+    book = Book.memory()
+    with open(tmp_path / "book4.txt", encoding="utf-8") as f:
+        assert book.import_text(f) > 3
+    memo: dict = {}
+    for line in (tmp_path / "book4.txt").read_text().splitlines()[1:]:
+        fields = line.split()
+        node = Board.from_relative(fields[1])
+        for item in fields[3:]:
+            name, score, _, flag, _ = item.split(":")
+            child = node.copy()
+            child.push(PASS if name == "pass" else parse_square(name, 4))
+            color = ref.BLACK if child.turn == BLACK else ref.WHITE
+            value = ref.solve(ref.grid_from_text(child.cells()), color, memo)
+            assert flag == "x" and int(score) // 100 == -value, line
+    solved = (tmp_path / "solved.txt").read_text()
+    again = build()  # every solve is in the log: none is repeated
+    assert again.returncode == 0 and "solving" not in again.stderr
+    assert (tmp_path / "solved.txt").read_text() == solved
