@@ -197,7 +197,7 @@ def size_path(size: int) -> str:
 
 def donor_size(size: int) -> Optional[int]:
     """The size whose weights a size x size board without a file of its own borrows: the nearest
-    size (the larger of two as near) that has a file and the same pattern layout, so that its
+    size (the smaller of two as near) that has a file and the same pattern layout, so that its
     edge, corner and line tables read the same squares from the corners in; None when there is
     none (4x4, 5x5 and 7x7 have no such size, nor does 8x8 lend its layout-1 weights)."""
     if not 6 <= size <= 26 or size == 8:
@@ -205,7 +205,7 @@ def donor_size(size: int) -> Optional[int]:
     entries = _core.pattern_n_entries(size)
     lenders = [n for n in range(6, 27) if n not in (8, size)
                and _core.pattern_n_entries(n) == entries and os.path.isfile(size_path(n))]
-    return min(lenders, key=lambda n: (abs(n - size), -n), default=None)
+    return min(lenders, key=lambda n: (abs(n - size), n), default=None)
 
 
 def ensure_loaded_size(size: int) -> bool:

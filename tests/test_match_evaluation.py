@@ -65,7 +65,7 @@ def test_a_board_size_without_weights_shows_the_fallback(tmp_path: Path) -> None
     assert "evaluation classic (fallback)" in out.stdout and "evaluation pattern" not in out.stdout
 
 
-@pytest.mark.parametrize("size", ["10", "14"])  # its own weights, and 16x16's borrowed
+@pytest.mark.parametrize("size", ["10", "14"])  # its own weights, and 12x12's borrowed
 def test_a_board_size_with_weights_keeps_its_pattern_evaluation(tmp_path: Path, size: str) -> None:
     out = match(tmp_path, "--size", size)
     assert out.returncode == 0, out.stderr

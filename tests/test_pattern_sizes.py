@@ -168,9 +168,10 @@ def test_a_size_without_a_file_borrows_the_nearest_one_and_says_so(tmp_path) -> 
                      "(there are none of its own)"]  # once
     assert any(ln.startswith("eval pattern ") for ln in lines)
     assert len([ln for ln in lines if ln.startswith("bestmove ")]) == 2
-    # the shipped folder: 14x14 takes 16x16's, the nearer one of the larger size; 7x7 has a
-    # layout of its own, which no shipped size shares (the classic evaluation)
-    assert weights.donor_size(14) == 16 and weights.donor_size(9) == 10
+    # the shipped folder: 11x11 takes 10x10's, the smaller of two as near, and every size from
+    # 13x13 up 12x12's; 7x7 has a layout of its own, which no shipped size shares (classic)
+    assert weights.donor_size(11) == 10 and weights.donor_size(9) == 10
+    assert weights.donor_size(16) == 12 and weights.donor_size(26) == 12
     assert weights.donor_size(7) is None and weights.donor_size(8) is None
 
 
