@@ -107,7 +107,7 @@ def test_solve_6x6_script_prints_the_exact_score_and_a_legal_line(tmp_path: Path
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout.splitlines()
     side = "black" if color == ref.BLACK else "white"
-    assert out[0] == f"6x6, 14 empties, {side} to move; 2 thread(s), 8 MiB table"
+    assert out[0] == f"6x6, 14 empties, {side} to move; 2 thread(s), 8 MiB table, pattern evaluation"
     score_line, pv_line, nodes_line = out[-3:]
     assert score_line.startswith("score ") and score_line.endswith(f" for {side}")
     score = int(score_line.split()[1])

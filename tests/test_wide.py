@@ -338,7 +338,8 @@ def test_process_eval_on_a_wide_board(engine) -> None:
     got = engine.ask("eval", lambda s: s.startswith("eval total"))
     terms = dict(line.split()[1:3] for line in got)
     assert "total" in terms and "discs" in terms
-    assert all(k.split("_")[0] != "pattern" for k in terms)   # no weights are shipped for 14x14
+    # 14x14 has no weights of its own and borrows 12x12's: the learned terms explain it too
+    assert {"classic", "edge", "pattern"} <= set(terms)
     # 12x12 has its learned evaluation: the classic terms, then its families and total
     engine.send("position startpos 12 moves f5")
     assert engine.sync() == []

@@ -173,7 +173,9 @@ class Player:
         self.name = spec.name
         self.engine_id = ""  # the name the engine gives itself
         self.evaluation = ""
-        """The evaluation the engine plays with, when it says (its ``Evaluation`` option)."""
+        """The evaluation the engine plays with, when it says (its ``Evaluation`` option), or
+        ``classic (fallback)`` once it has said that the one chosen is unavailable (at start-up,
+        or at its first search on a board size without weights)."""
         self.evaluation_problem = ""
         """What the engine said at start-up about an evaluation it cannot use (else empty)."""
         self.engine: Optional[ProtocolEngine] = None
@@ -181,12 +183,6 @@ class Player:
     @property
     def alive(self) -> bool:
         return self.engine is not None and self.engine.alive
-
-    def evaluation_in_play(self) -> str:
-        """The evaluation the engine plays with as far as it has said so far: :attr:`evaluation`,
-        or ``classic (fallback)`` once it has said that the one chosen is unavailable (at
-        start-up, or at its first search on a board size without weights)."""
-        return self.evaluation
 
     @property
     def process(self) -> EngineProcess:

@@ -93,8 +93,8 @@ def run_match(config: MatchConfig, on_game: Optional[Callable[[GameResult, Match
                     return
                 record(play_job(config, pool, job, stop))
                 for name, player in pool.items():  # an engine may fall back on this board size
-                    result.engine_evals[name] = player.evaluation_in_play() or \
-                        result.engine_evals.get(name, "")
+                    if player.evaluation:
+                        result.engine_evals[name] = player.evaluation
         finally:
             for p in pool.values():
                 p.close()
