@@ -27,7 +27,7 @@ import multiprocessing
 import os
 import sys
 import time
-from typing import Iterable, Optional
+from typing import Optional
 
 from othello_engine.board import BLACK, PASS, Board
 from othello_engine.book.store import Book, position_key
@@ -64,11 +64,17 @@ def children(board: Board) -> list[tuple[int, Board]]:
 _engine = None
 
 
+def _start_solver(size: int, hash_mb: int) -> None:
+    """A solver process's set-up: the board size and its engine (one thread, its own table)."""
+    global SIZE, _engine
+    from othello_engine.engine import Engine
+    SIZE = size
+    _engine = Engine(hash_mb=hash_mb, threads=1)
+
+
 def _solve(key: Key) -> tuple[Key, int, int, float]:
-    global _engine
-    from othello_engine.engine import Engine, Limit
-    if _engine is None:
-        _engine = Engine(hash_mb=int(os.environ.get("BOOK6_HASH", "512")), threads=1)
+    from othello_engine.engine import Limit
+    assert _engine is not None
     board = board_of(key)
     start = time.perf_counter()
     r = _engine.search(board, Limit(exact=True))
@@ -88,10 +94,10 @@ def load_solved(path: str) -> dict[Key, int]:
     return solved
 
 
-def solve_all(keys: Iterable[Key], solved: dict[Key, int], path: str, jobs: int) -> None:
+def solve_all(keys: set[Key], solved: dict[Key, int], path: str, jobs: int, hash_mb: int) -> None:
     """Solve every key not in solved, appending each result to path as it comes."""
     todo = sorted({k for k in keys if k not in solved and not board_of(k).is_game_over()})
-    for k in set(keys):
+    for k in keys:
         b = board_of(k)
         if k not in solved and b.is_game_over():
             solved[k] = b.disc_difference()
@@ -100,7 +106,8 @@ def solve_all(keys: Iterable[Key], solved: dict[Key, int], path: str, jobs: int)
     print(f"solving {len(todo)} positions ({board_of(todo[0]).empties} empties first) "
           f"in {jobs} process(es)", file=sys.stderr, flush=True)
     start = time.perf_counter()
-    with open(path, "a", encoding="ascii") as out, multiprocessing.Pool(jobs) as pool:
+    with open(path, "a", encoding="ascii") as out, \
+            multiprocessing.Pool(jobs, _start_solver, (SIZE, hash_mb)) as pool:
         for n, (key, score, nodes, seconds) in enumerate(pool.imap_unordered(_solve, todo), 1):
             solved[key] = score
             out.write(f"{key[0]:x} {key[1]:x} {score} {nodes} {seconds:.2f}\n")
@@ -111,8 +118,8 @@ def solve_all(keys: Iterable[Key], solved: dict[Key, int], path: str, jobs: int)
 
 
 # --- the book's tree -----------------------------------------------------------------------
-def build(full_plies: int, lines: int, solved_path: str,
-          jobs: int) -> dict[Key, tuple[Board, dict[int, int]]]:
+def build(full_plies: int, lines: int, solved_path: str, jobs: int,
+          hash_mb: int) -> dict[Key, tuple[Board, dict[int, int]]]:
     """The book: for each position, a board it is reached by and its moves (in that board's
     frame) with their exact scores for the side to move."""
     solved = load_solved(solved_path)
@@ -127,7 +134,7 @@ def build(full_plies: int, lines: int, solved_path: str,
         levels.append(nxt)
     frontier = {key_of(c) for b in levels[-1].values() if not b.is_game_over()
                 for _, c in children(b)}
-    solve_all(frontier, solved, solved_path, jobs)
+    solve_all(frontier, solved, solved_path, jobs, hash_mb)
     book: dict[Key, tuple[Board, dict[int, int]]] = {}
     for level in reversed(levels):  # deepest first, so children are known before parents
         for k, b in level.items():
@@ -146,7 +153,7 @@ def build(full_plies: int, lines: int, solved_path: str,
     for ply in range(full_plies + 1, lines + 1):
         live = {k: b for k, b in line_level.items() if not b.is_game_over()}
         solve_all({key_of(c) for b in live.values() for _, c in children(b)}, solved,
-                  solved_path, jobs)
+                  solved_path, jobs, hash_mb)
         line_level = {}
         for k, b in live.items():
             scores = {m: -solved[key_of(c)] for m, c in children(b)}
@@ -190,6 +197,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     ap.add_argument("--lines", type=int, default=10,
                     help="optimal lines down to this ply (default 10)")
     ap.add_argument("--jobs", type=int, default=2, help="solver processes (default 2)")
+    ap.add_argument("--hash", type=int, default=512,
+                    help="transposition table MiB of each solver process (default 512)")
     ap.add_argument("--solved", default="book6_solved.txt", help="the resumable solve log")
     ap.add_argument("--out", default="book6.txt", help="the book in text form")
     ap.add_argument("--merge", metavar="BOOKTEXT",
@@ -200,8 +209,8 @@ def main(argv: Optional[list[str]] = None) -> int:
                                "othello_engine", "data", "book.txt")
         print(f"{shipped}: {merge(args.merge, shipped)} positions")
         return 0
-    SIZE = args.size  # before the solver processes start, so that they inherit it
-    book = build(args.full_plies, args.lines, args.solved, args.jobs)
+    SIZE = args.size
+    book = build(args.full_plies, args.lines, args.solved, args.jobs, args.hash)
     n = write_book(book, args.out)
     root = book[key_of(Board(SIZE))][1]
     print(f"{n} positions written to {args.out}; the start scores {max(root.values()):+d} "

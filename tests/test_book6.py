@@ -4,7 +4,6 @@ agree with one another and with the solver, the start scores the known -4, and t
 
 from __future__ import annotations
 
-import random
 import subprocess
 import sys
 from pathlib import Path
@@ -65,9 +64,11 @@ def test_the_exact_part_is_a_consistent_negamax_tree_from_the_start() -> None:
 
 
 def test_the_deepest_exact_scores_agree_with_the_solver() -> None:
+    # the three deepest (22 to 24 empties: their children solve in well under a second)
     nodes = sorted(exact_nodes().values(), key=lambda n: n[0].empties)
+    assert nodes[2][0].empties <= 24
     engine = Engine(hash_mb=16)
-    for node, scores in random.Random(6).sample(nodes[:40], 3):
+    for node, scores in nodes[:3]:
         for move, score in scores.items():
             child = node.copy()
             child.push(move)
