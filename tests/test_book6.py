@@ -4,6 +4,7 @@ agree with one another and with the solver, the start scores the known -4, and t
 
 from __future__ import annotations
 
+import io
 import subprocess
 import sys
 from pathlib import Path
@@ -21,16 +22,10 @@ BUILD = Path(__file__).resolve().parent.parent / "scripts" / "build_book6.py"
 
 def exact_nodes() -> dict[tuple[int, int], tuple[Board, dict[int, int]]]:
     """The shipped book's 6x6 positions whose every move has an exact score."""
-    book = Book.shipped()
+    text = io.StringIO()
+    Book.shipped().export_text(text)
     out = {}
-    text = []
-
-    class Sink:
-        def write(self, s: str) -> None:
-            text.append(s)
-
-    book.export_text(Sink())  # type: ignore[arg-type]
-    for line in "".join(text).splitlines()[1:]:
+    for line in text.getvalue().splitlines()[1:]:
         fields = line.split()
         if fields[0] != "6":
             continue
