@@ -96,11 +96,16 @@ def load_solved(path: str) -> dict[Key, int]:
 
 def solve_all(keys: set[Key], solved: dict[Key, int], path: str, jobs: int, hash_mb: int) -> None:
     """Solve every key not in solved, appending each result to path as it comes."""
-    todo = sorted({k for k in keys if k not in solved and not board_of(k).is_game_over()})
+    todo = []
     for k in keys:
+        if k in solved:
+            continue
         b = board_of(k)
-        if k not in solved and b.is_game_over():
+        if b.is_game_over():
             solved[k] = b.disc_difference()
+        else:
+            todo.append(k)
+    todo.sort()
     if not todo:
         return
     print(f"solving {len(todo)} positions ({board_of(todo[0]).empties} empties first) "
