@@ -1,4 +1,5 @@
-"""The committed training data (training/: the canonical files, see docs/training.md) is sound: the 8x8 game files replay under the reference rules, the self-play and engine games to their
+"""The committed training data (training/: the canonical files, see docs/training.md) is sound:
+the 8x8 game files replay under the reference rules, the self-play and engine games to their
 recorded results, and the exact test sets hold positions of 20 empties whose scores the solver
 confirms."""
 
