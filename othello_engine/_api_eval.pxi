@@ -93,6 +93,21 @@ def pattern_features(const unsigned long long[::1] P, const unsigned long long[:
             pattern_scalars(p, o, mp, mo, 64 - oe_popcount(p | o), &scalars[4 * i])
 
 
+PATTERN_PEXT = bool(OE_PEXT)
+"""Whether this build gathers the pattern squares with BMI2 (pext) instead of reading the board's
+eight images (the definition, which stays the fallback)."""
+
+
+def _pattern_indices_both(u64 P, u64 O):
+    """Tests: the 46 table offsets of P to move as the search computes them, and as the
+    definition (the board's images) gives them."""
+    cdef int a[PATTERN_INSTANCES_C]
+    cdef int b[PATTERN_INSTANCES_C]
+    oe_pattern_indices(P, O, a)
+    oe_pattern_indices_images(P, O, b)
+    return [a[i] for i in range(PATTERN_INSTANCES_C)], [b[i] for i in range(PATTERN_INSTANCES_C)]
+
+
 def pattern_terms(u64 P, u64 O):
     """The pattern evaluation of P (to move) by family, with the scalar terms and the 'pattern'
     total (unclamped), in centi-discs; needs the weights (set_pattern_weights)."""

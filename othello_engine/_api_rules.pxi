@@ -47,6 +47,17 @@ def _flipped_discs_scalar(u64 P, u64 O, int sq):
     return flips_scalar(P, O, sq)
 
 
+def _last_flip_count(u64 P, int sq):
+    """Tests: the solver's count of the discs P flips at sq, the only empty square of a full 8x8
+    board (the other squares not in P are the opponent's); None in a build without BMI2, whose
+    solver counts the flips themselves."""
+    if sq < 0 or sq > 63:
+        raise ValueError(f"square {sq} is out of range 0..63")
+    if not OE_LAST_PEXT:
+        return None
+    return oe_last_flips(P & ~((<u64>1) << sq), sq)
+
+
 def make_move(u64 P, u64 O, int sq):
     """Play sq for P and return the new (P, O) with the sides swapped (the opponent to move).
 

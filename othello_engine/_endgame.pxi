@@ -88,6 +88,67 @@ for _sq in range(64):
                 EG_NEIGHBOURS[_sq] |= (<u64>1) << ((_sq // 8 + _dr) * 8 + _sq % 8 + _dc)
 
 
+# The last empty square of a full 8x8 board: every other square is a disc, so the discs a move
+# there flips depend on the mover's discs alone. With BMI2, the four lines through the square are
+# gathered with pext and a table gives the count of flips on each (OE_LAST_COUNT[place of the square
+# in its line][the mover's discs on the line]); without, the flips are computed (bb_flips).
+cdef extern from *:
+    """
+    #if defined(__BMI2__)
+    #include <immintrin.h>
+    #define OE_LAST_PEXT 1
+    static unsigned long long oe_last_line[64][4];
+    static unsigned char oe_last_place[64][4];
+    static unsigned char oe_last_count[8][256];
+    static void oe_last_init(void) {
+        static const int dr[4] = {0, 1, 1, 1}, dc[4] = {1, 0, 1, -1};
+        for (int sq = 0; sq < 64; sq++)
+            for (int d = 0; d < 4; d++) {
+                unsigned long long line = 1ULL << sq;
+                int r, c, before = 0;
+                for (r = sq / 8 + dr[d], c = sq % 8 + dc[d]; r >= 0 && r < 8 && c >= 0 && c < 8;
+                     r += dr[d], c += dc[d])
+                    line |= 1ULL << (r * 8 + c);
+                for (r = sq / 8 - dr[d], c = sq % 8 - dc[d]; r >= 0 && r < 8 && c >= 0 && c < 8;
+                     r -= dr[d], c -= dc[d]) {
+                    line |= 1ULL << (r * 8 + c);
+                }
+                /* the square's place in the line's bit order: the line squares below it */
+                before = __builtin_popcountll(line & ((1ULL << sq) - 1));
+                oe_last_line[sq][d] = line;
+                oe_last_place[sq][d] = (unsigned char)before;
+            }
+        for (int k = 0; k < 8; k++)
+            for (int b = 0; b < 256; b++) {
+                int n = 0, i, run;
+                for (run = 0, i = k + 1; i < 8 && !(b >> i & 1); i++) run++;
+                if (i < 8) n += run;
+                for (run = 0, i = k - 1; i >= 0 && !(b >> i & 1); i--) run++;
+                if (i >= 0) n += run;
+                oe_last_count[k][b] = (unsigned char)n;
+            }
+    }
+    /* the discs P flips at sq on a full board but sq (bits above a line's end read as "no disc of
+       P", which ends the run without a flip, as the board's edge does) */
+    static inline int oe_last_flips(unsigned long long P, int sq) {
+        return oe_last_count[oe_last_place[sq][0]][_pext_u64(P, oe_last_line[sq][0])]
+             + oe_last_count[oe_last_place[sq][1]][_pext_u64(P, oe_last_line[sq][1])]
+             + oe_last_count[oe_last_place[sq][2]][_pext_u64(P, oe_last_line[sq][2])]
+             + oe_last_count[oe_last_place[sq][3]][_pext_u64(P, oe_last_line[sq][3])];
+    }
+    #else
+    #define OE_LAST_PEXT 0
+    static void oe_last_init(void) {}
+    static inline int oe_last_flips(unsigned long long P, int sq) { return 0; }
+    #endif
+    """
+    const int OE_LAST_PEXT
+    void oe_last_init() nogil
+    int oe_last_flips(u64 P, int sq) noexcept nogil
+
+oe_last_init()
+
+
 cdef inline int final_discs(u64 P, u64 O) noexcept nogil:
     """Final disc difference for P (the empties of a finished game go to the winner)."""
     cdef int p = oe_popcount(P), o = oe_popcount(O)
@@ -108,6 +169,15 @@ cdef inline int eg_last1(SearchState* st, u64 P, u64 O, int sq) noexcept nogil:
     cdef int p = oe_popcount(P), t = st.squares, n, d
     cdef u64 f
     st.nodes += 1
+    if OE_LAST_PEXT and t == 64:
+        n = oe_last_flips(P, sq)
+        if n:
+            return 2 * (p + n + 1) - 64
+        n = oe_last_flips(O, sq)
+        if n:
+            return 2 * (p - n) - 64
+        d = 2 * p - 63
+        return d + 1 if d > 0 else d - 1
     f = bb_flips(P, O, sq) if O & EG_NEIGHBOURS[sq] else 0
     if f:
         return 2 * (p + oe_popcount(f) + 1) - t

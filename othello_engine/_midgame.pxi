@@ -64,6 +64,10 @@ cdef int mid_search(SearchState* st, board_t P, board_t O, int depth, int alpha,
         st.seldepth = ply
     if pv:
         st.pv_len[ply] = ply
+    if depth >= 2:
+        # this node will probe the table: start fetching its bucket now
+        key = b_hash(P, O)
+        tt_prefetch(st.tt, key)
     moves = b_moves(st, P, O)
     if depth <= 0 or ply >= MAX_PLY - 2:
         mO = b_moves(st, O, P)
@@ -87,7 +91,6 @@ cdef int mid_search(SearchState* st, board_t P, board_t O, int depth, int alpha,
     if depth == 1:
         return mid_leaf_parent(st, P, O, moves, alpha, beta, ply, pv)
 
-    key = b_hash(P, O)
     tmove = TT_NO_MOVE
     e = tt_probe(st.tt, key, &hit)
     if e != NULL:
@@ -153,6 +156,8 @@ cdef int mid_search(SearchState* st, board_t P, board_t O, int depth, int alpha,
                 return 0
             vals[cnt] = -v - MID_SORT_MOB * (b_popcount(om) + b_corners(st, om))
         elif depth >= 3:
+            # (the child will probe the table: its bucket is fetched while the others are sorted)
+            tt_prefetch(st.tt, b_hash(b_xor(O, f), b_mover(P, f, sq)))
             om = b_moves(st, b_xor(O, f), b_mover(P, f, sq))
             vals[cnt] = b_order(st, P, sq) - 16 * (b_popcount(om) + b_corners(st, om))
         else:

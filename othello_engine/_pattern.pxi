@@ -87,8 +87,9 @@ cdef extern from *:
 
     #define OE_T(bp, bo) ((int)oe_t3[bp] + 2 * (int)oe_t3[bo])
 
-    /* The 46 instance indices (offset within the phase table) of P to move against O. */
-    static inline void oe_pattern_indices(unsigned long long P, unsigned long long O, int* ix) {
+    /* The 46 instance indices (offset within the phase table) of P to move against O, read from
+       the eight images of the board: the definition, and the fallback without BMI2. */
+    static inline void oe_pattern_indices_images(unsigned long long P, unsigned long long O, int* ix) {
         unsigned long long p[8], o[8];
         int n = 0, k;
         static const int edge_k[4] = {0, 2, 4, 5};
@@ -109,6 +110,79 @@ cdef extern from *:
         for (k = 0; k < 4; k++) ix[n++] = OE_OFF_D4 + OE_T(OE_DIAG(p[k], OE_D4M, 60), OE_DIAG(o[k], OE_D4M, 60));
     }
 
+    /* With BMI2, each instance's squares are gathered from P and O directly (pext) and a table
+       of the instance turns the gathered bits into its base-3 number, each square weighted by
+       the power of 3 of its place in the base group. The tables are derived at import from the
+       definition above (oe_pattern_init_t3), so both ways give the same indices. */
+    #if defined(__BMI2__)
+    #include <immintrin.h>
+    #define OE_PEXT 1
+    #define OE_INST 46
+    static unsigned long long oe_inst_mask[OE_INST];
+    static int oe_inst_off[OE_INST];
+    static unsigned short* oe_inst_t3[OE_INST];
+    static unsigned short oe_inst_pool[18880];
+
+    static void oe_pattern_init_pext(void) {
+        int pw[OE_INST][64], base[OE_INST], ix[OE_INST], used = 0, j, q, b, i;
+        oe_pattern_indices_images(0, 0, base);
+        for (j = 0; j < OE_INST; j++) {
+            oe_inst_mask[j] = 0;
+            oe_inst_off[j] = base[j];
+        }
+        for (q = 0; q < 64; q++) {
+            oe_pattern_indices_images(1ULL << q, 0, ix);
+            for (j = 0; j < OE_INST; j++) {
+                pw[j][q] = ix[j] - base[j];
+                if (pw[j][q]) oe_inst_mask[j] |= 1ULL << q;
+            }
+        }
+        for (j = 0; j < OE_INST; j++) {
+            int n = __builtin_popcountll(oe_inst_mask[j]);
+            oe_inst_t3[j] = oe_inst_pool + used;
+            for (b = 0; b < (1 << n); b++) {
+                int v = 0;
+                unsigned long long m = oe_inst_mask[j];
+                for (i = 0; i < n; i++, m &= m - 1)
+                    if (b >> i & 1) v += pw[j][__builtin_ctzll(m)];
+                oe_inst_t3[j][b] = (unsigned short)v;
+            }
+            used += 1 << n;
+        }
+    }
+
+    static inline void oe_pattern_indices(unsigned long long P, unsigned long long O, int* ix) {
+        for (int j = 0; j < OE_INST; j++) {
+            const unsigned short* t = oe_inst_t3[j];
+            ix[j] = oe_inst_off[j] + t[_pext_u64(P, oe_inst_mask[j])]
+                    + 2 * t[_pext_u64(O, oe_inst_mask[j])];
+        }
+    }
+    /* the sum of the instances' weights in the phase table w (the search's evaluation) */
+    static inline int oe_pattern_sum(unsigned long long P, unsigned long long O, const short* w) {
+        int total = 0;
+        for (int j = 0; j < OE_INST; j++) {
+            const unsigned short* t = oe_inst_t3[j];
+            total += w[oe_inst_off[j] + t[_pext_u64(P, oe_inst_mask[j])]
+                       + 2 * t[_pext_u64(O, oe_inst_mask[j])]];
+        }
+        return total;
+    }
+    #else
+    #define OE_PEXT 0
+    static void oe_pattern_init_pext(void) {}
+    static inline void oe_pattern_indices(unsigned long long P, unsigned long long O, int* ix) {
+        oe_pattern_indices_images(P, O, ix);
+    }
+    static inline int oe_pattern_sum(unsigned long long P, unsigned long long O, const short* w) {
+        int ix[46], total = 0;
+        oe_pattern_indices_images(P, O, ix);
+        for (int j = 0; j < 46; j++)
+            total += w[ix[j]];
+        return total;
+    }
+    #endif
+
     static inline int oe_pattern_phase(int empties) {
         return (empties > 59 ? 59 : empties) / 4;
     }
@@ -116,7 +190,11 @@ cdef extern from *:
     int OE_PATTERN_PHASES, OE_PATTERN_SCALARS, OE_PATTERN_ENTRIES, OE_OFF_SCALAR
     const short* oe_pw
     void oe_pattern_init_t3() nogil
+    void oe_pattern_init_pext() nogil
+    const int OE_PEXT
+    void oe_pattern_indices_images(u64 P, u64 O, int* ix) noexcept nogil
     void oe_pattern_indices(u64 P, u64 O, int* ix) noexcept nogil
+    int oe_pattern_sum(u64 P, u64 O, const short* w) noexcept nogil
     int oe_pattern_phase(int empties) noexcept nogil
 
 cdef extern from *:
@@ -131,6 +209,7 @@ cdef enum:
 
 
 oe_pattern_init_t3()
+oe_pattern_init_pext()
 cdef short* _pattern_weights = NULL
 cdef u64 FULL_MASK_C = 0xFFFFFFFFFFFFFFFFULL
 
@@ -147,14 +226,10 @@ cdef inline int pattern_scalars(u64 P, u64 O, u64 mP, u64 mO, int empties, int* 
 
 cdef inline int pattern_eval(u64 P, u64 O, u64 mP, u64 mO) noexcept nogil:
     """Pattern evaluation of P (to move) in centi-discs, clamped to +-6300 like the classic one."""
-    cdef int ix[PATTERN_INSTANCES_C]
     cdef int sc[4]
     cdef int empties = 64 - oe_popcount(P | O)
     cdef const short* w = oe_pw + oe_pattern_phase(empties) * OE_PATTERN_ENTRIES
-    cdef int i, total = 0
-    oe_pattern_indices(P, O, ix)
-    for i in range(PATTERN_INSTANCES_C):
-        total += w[ix[i]]
+    cdef int i, total = oe_pattern_sum(P, O, w)
     pattern_scalars(P, O, mP, mO, empties, sc)
     for i in range(4):
         total += w[OE_OFF_SCALAR + i] * sc[i]

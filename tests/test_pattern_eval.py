@@ -75,6 +75,21 @@ def test_indices_match_the_layout_definition() -> None:
         assert features(P, O)[0] == reference_indices(P, O)
 
 
+def test_fast_indices_agree_with_the_images_on_random_and_game_positions() -> None:
+    """The search's indices (gathered with pext where the CPU has BMI2) equal the definition's,
+    read from the board's eight images, on game positions and on arbitrary disc patterns."""
+    rng = random.Random(19)
+    positions = [random_position(rng, rng.randint(0, 60)) for _ in range(300)]
+    for _ in range(2000):
+        P = rng.getrandbits(64)
+        positions.append((P, rng.getrandbits(64) & ~P))
+    positions += [(0, 0), (2**64 - 1, 0), (0, 2**64 - 1)]
+    for P, O in positions:
+        fast, images = _core._pattern_indices_both(P, O)
+        assert fast == images, (hex(P), hex(O))
+    assert isinstance(_core.PATTERN_PEXT, bool)
+
+
 def test_evaluation_is_the_sum_of_its_table_entries(shipped: array.array) -> None:
     """The search's number, recomputed from the file's tables and the reference indices."""
     rng = random.Random(11)
