@@ -23,6 +23,7 @@ from othello_engine.ggf import format_ggf
 from othello_engine.notation import parse_obf
 
 import reference_rules as ref
+from uci_support import default_sigint
 from othello_engine.analysis import detect_format
 from othello_engine.cli.analyze import Progress
 
@@ -426,7 +427,7 @@ def _children(pid: int) -> list[int]:
 def test_an_interrupted_run_closes_its_engines(sig: int, code: int) -> None:
     proc = subprocess.Popen(ANALYZE + ["--depth", "40", "--jobs", "2"], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+                            preexec_fn=default_sigint)
     assert proc.stdin is not None
     proc.stdin.write(b"f5\nf5 d6\n")
     proc.stdin.close()

@@ -25,6 +25,7 @@ from othello_engine.analysis import remote as analysis_remote
 from othello_engine.cli import analyze
 from othello_engine.cli import match as match_cli
 from othello_engine.client import Limit
+from uci_support import default_sigint
 
 PY = sys.executable
 OURS = shlex.join([PY, "-m", "othello_engine"])
@@ -247,7 +248,7 @@ def test_interrupted_match_then_resume(ray_local: None, tmp_path: Path) -> None:
     args = [PY, "-m", "othello_engine", "match", "--engine", f"cmd={OURS}", "name=d2", "depth=2",
             "--engine", f"cmd={OURS}", "name=d4", "depth=4", "--games", "16", "--ggf", str(ggf), "--quiet"]
     proc = subprocess.Popen(args + ["--cluster", "local"], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True, preexec_fn=default_sigint)
     deadline = time.monotonic() + 40
     while time.monotonic() < deadline and proc.poll() is None:
         if ggf.exists() and len(ggf.read_text().splitlines()) >= 2:

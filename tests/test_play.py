@@ -17,6 +17,7 @@ import pytest
 
 from othello_engine.board import BLACK, PASS, WHITE, Board, parse_square, square_name, squares
 from othello_engine.ggf import format_ggf, parse_ggf
+from uci_support import default_sigint
 
 PROMPT = "\r\n> "
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -38,7 +39,7 @@ class Player:
     def __init__(self, args: list[str], board: Optional[Board] = None, **envs: str) -> None:
         self.child = pexpect.spawn(sys.executable, ["-m", "othello_engine", "play", *args],
                                    env=env(**envs), encoding="utf-8", timeout=30,
-                                   dimensions=(60, 120))
+                                   dimensions=(60, 120), preexec_fn=default_sigint)
         self.board = board if board is not None else Board()
         self.human = WHITE if "--side" in args and args[args.index("--side") + 1] == "white" else BLACK
         self.transcript = ""

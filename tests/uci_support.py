@@ -3,11 +3,20 @@
 from __future__ import annotations
 
 import queue
+import signal
 import subprocess
 import sys
 import threading
 import time
 from typing import Callable, Iterable, Optional
+
+def default_sigint() -> None:
+    """``preexec_fn`` of a child that a test interrupts with SIGINT: the signal at its default
+    action, so that the child's Python turns it into KeyboardInterrupt even when the tests were
+    started with SIGINT ignored (a background job of a non-interactive shell inherits SIG_IGN,
+    and Python then installs no handler)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
 
 # --- the reference rules in the protocol's terms ---------------------------------------------------
 
