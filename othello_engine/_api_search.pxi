@@ -374,7 +374,7 @@ cdef class Search:
             h.hard_time = 0
 
     cdef void _prepare(self, u64 mask) except *:
-        cdef int sq, k
+        cdef int sq, k, v
         if self.st.wide_n:
             # back from a wide board: its table entries mean nothing here
             self.st.wide_n = 0
@@ -393,8 +393,15 @@ cdef class Search:
             self.st.xs_all = 0
             for k in range(4):
                 self.st.xs_all |= self.st.ev.xsq[k]
+            for k in range(LEAF_STAGES):
+                self.st.order_stage[k] = 0
             for sq in range(64):
                 self.st.order[sq] = square_order_value(&self.st.ev, sq)
+                if (mask >> sq) & 1:
+                    v = self.st.order[sq]
+                    # corners; the good edge and inner squares; the rest; C-squares; X-squares
+                    k = 0 if v >= 60 else 1 if v > 0 else 2 if v > -12 else 3 if v > -40 else 4
+                    self.st.order_stage[k] |= (<u64>1) << sq
                 self.st.quad_of[sq] = 0
                 for k in range(4):
                     if (self.st.ev.quadrant[k] >> sq) & 1:

@@ -10,6 +10,7 @@
 
 cdef enum:
     MAX_PLY = 128
+    LEAF_STAGES = 5       # order classes of the squares at depth-1 nodes (see mid_leaf_parent)
     SCORE_INF = 30000
     POLL_NODES = 1024
     FLAG_NONE = 0
@@ -184,6 +185,7 @@ cdef struct SearchState:
     const PatternN* pn    # the learned evaluation of a size other than 8x8 (NULL: classic)
     WideCtx* wide         # its move lists and root moves (wide boards only)
     int order[64]
+    u64 order_stage[LEAF_STAGES]   # the squares by order class, best class first (8x8 frame)
     u64 quad_of[64]       # the empty-square parity quadrant each square lies in (0 outside)
     u64 xs_all            # the X-squares of all four corners
     int pv_len[MAX_PLY]
