@@ -97,6 +97,10 @@ PATTERN_PEXT = bool(OE_PEXT)
 """Whether this build gathers the pattern squares with BMI2 (pext) instead of reading the board's
 eight images (the definition, which stays the fallback)."""
 
+_PEXT_TABLES_AGREE = bool(_pext_tables_agree)
+"""Tests: the literal instance tables of the BMI2 path agree with the ones derived from the
+definition (always True without BMI2)."""
+
 
 def _pattern_indices_both(u64 P, u64 O):
     """Tests: the 46 table offsets of P to move as the search computes them, and as the

@@ -112,65 +112,93 @@ cdef extern from *:
 
     /* With BMI2, each instance's squares are gathered from P and O directly (pext) and a table
        of the instance turns the gathered bits into its base-3 number, each square weighted by
-       the power of 3 of its place in the base group. The tables are derived at import from the
-       definition above (oe_pattern_init_t3), so both ways give the same indices. */
+       the power of 3 of its place in the base group. The squares, the table offsets and the
+       places of the gather tables are written out as literals, so that the compiler folds them
+       into the unrolled loops below; at import, oe_pattern_init_pext derives all three and the
+       gather tables from the definition above (oe_pattern_indices_images) and says whether the
+       literals agree with it (a test checks that they do, and that both ways give the same
+       indices). */
     #if defined(__BMI2__)
     #include <immintrin.h>
     #define OE_PEXT 1
     #define OE_INST 46
-    static unsigned long long oe_inst_mask[OE_INST];
-    static int oe_inst_off[OE_INST];
-    static unsigned short* oe_inst_t3[OE_INST];
+    static const unsigned long long oe_inst_mask[OE_INST] = {
+        0x00000000000042ffULL, 0xff42000000000000ULL, 0x0103010101010301ULL, 0x80c080808080c080ULL,
+        0x0000000000001f1fULL, 0x000000000000f8f8ULL, 0x1f1f000000000000ULL, 0xf8f8000000000000ULL,
+        0x0000000303030303ULL, 0x000000c0c0c0c0c0ULL, 0x0303030303000000ULL, 0xc0c0c0c0c0000000ULL,
+        0x0000000000070707ULL, 0x0000000000e0e0e0ULL, 0x0707070000000000ULL, 0xe0e0e00000000000ULL,
+        0x000000000000ff00ULL, 0x00ff000000000000ULL, 0x0202020202020202ULL, 0x4040404040404040ULL,
+        0x0000000000ff0000ULL, 0x0000ff0000000000ULL, 0x0404040404040404ULL, 0x2020202020202020ULL,
+        0x00000000ff000000ULL, 0x000000ff00000000ULL, 0x0808080808080808ULL, 0x1010101010101010ULL,
+        0x8040201008040201ULL, 0x0102040810204080ULL, 0x0080402010080402ULL, 0x0001020408102040ULL,
+        0x0204081020408000ULL, 0x4020100804020100ULL, 0x0000804020100804ULL, 0x0000010204081020ULL,
+        0x0408102040800000ULL, 0x2010080402010000ULL, 0x0000008040201008ULL, 0x0000000102040810ULL,
+        0x0810204080000000ULL, 0x1008040201000000ULL, 0x0000000080402010ULL, 0x0000000001020408ULL,
+        0x1020408000000000ULL, 0x0804020100000000ULL
+    };
+    static const int oe_inst_off[OE_INST] = {
+        0, 0, 0, 0, 59049, 59049, 59049, 59049, 59049, 59049, 59049, 59049,
+        118098, 118098, 118098, 118098, 137781, 137781, 137781, 137781, 144342, 144342, 144342, 144342,
+        150903, 150903, 150903, 150903, 157464, 157464, 164025, 164025, 164025, 164025, 166212, 166212,
+        166212, 166212, 166941, 166941, 166941, 166941, 167184, 167184, 167184, 167184
+    };
+    static const int oe_inst_at[OE_INST] = {
+        0, 1024, 2048, 3072, 4096, 5120, 6144, 7168, 8192, 9216, 10240, 11264,
+        12288, 12800, 13312, 13824, 14336, 14592, 14848, 15104, 15360, 15616, 15872, 16128,
+        16384, 16640, 16896, 17152, 17408, 17664, 17920, 18048, 18176, 18304, 18432, 18496,
+        18560, 18624, 18688, 18720, 18752, 18784, 18816, 18832, 18848, 18864
+    };
     static unsigned short oe_inst_pool[18880];
 
-    static void oe_pattern_init_pext(void) {
+    static int oe_pattern_init_pext(void) {
         int pw[OE_INST][64], base[OE_INST], ix[OE_INST], used = 0, j, q, b, i;
+        unsigned long long mask[OE_INST];
         oe_pattern_indices_images(0, 0, base);
-        for (j = 0; j < OE_INST; j++) {
-            oe_inst_mask[j] = 0;
-            oe_inst_off[j] = base[j];
-        }
+        for (j = 0; j < OE_INST; j++)
+            mask[j] = 0;
         for (q = 0; q < 64; q++) {
             oe_pattern_indices_images(1ULL << q, 0, ix);
             for (j = 0; j < OE_INST; j++) {
                 pw[j][q] = ix[j] - base[j];
-                if (pw[j][q]) oe_inst_mask[j] |= 1ULL << q;
+                if (pw[j][q]) mask[j] |= 1ULL << q;
             }
         }
         for (j = 0; j < OE_INST; j++) {
-            int n = __builtin_popcountll(oe_inst_mask[j]);
-            oe_inst_t3[j] = oe_inst_pool + used;
+            int n = __builtin_popcountll(mask[j]);
+            if (mask[j] != oe_inst_mask[j] || base[j] != oe_inst_off[j] || used != oe_inst_at[j]
+                    || used + (1 << n) > (int)(sizeof(oe_inst_pool) / sizeof(oe_inst_pool[0])))
+                return 0;
             for (b = 0; b < (1 << n); b++) {
                 int v = 0;
-                unsigned long long m = oe_inst_mask[j];
+                unsigned long long m = mask[j];
                 for (i = 0; i < n; i++, m &= m - 1)
                     if (b >> i & 1) v += pw[j][__builtin_ctzll(m)];
-                oe_inst_t3[j][b] = (unsigned short)v;
+                oe_inst_pool[used + b] = (unsigned short)v;
             }
             used += 1 << n;
         }
+        return 1;
     }
 
+    #define OE_GATHER(j, P, O) (oe_inst_pool[oe_inst_at[j] + _pext_u64(P, oe_inst_mask[j])] \
+                                + 2 * oe_inst_pool[oe_inst_at[j] + _pext_u64(O, oe_inst_mask[j])])
+
     static inline void oe_pattern_indices(unsigned long long P, unsigned long long O, int* ix) {
-        for (int j = 0; j < OE_INST; j++) {
-            const unsigned short* t = oe_inst_t3[j];
-            ix[j] = oe_inst_off[j] + t[_pext_u64(P, oe_inst_mask[j])]
-                    + 2 * t[_pext_u64(O, oe_inst_mask[j])];
-        }
+        #pragma GCC unroll 46
+        for (int j = 0; j < OE_INST; j++)
+            ix[j] = oe_inst_off[j] + OE_GATHER(j, P, O);
     }
     /* the sum of the instances' weights in the phase table w (the search's evaluation) */
     static inline int oe_pattern_sum(unsigned long long P, unsigned long long O, const short* w) {
         int total = 0;
-        for (int j = 0; j < OE_INST; j++) {
-            const unsigned short* t = oe_inst_t3[j];
-            total += w[oe_inst_off[j] + t[_pext_u64(P, oe_inst_mask[j])]
-                       + 2 * t[_pext_u64(O, oe_inst_mask[j])]];
-        }
+        #pragma GCC unroll 46
+        for (int j = 0; j < OE_INST; j++)
+            total += w[oe_inst_off[j] + OE_GATHER(j, P, O)];
         return total;
     }
     #else
     #define OE_PEXT 0
-    static void oe_pattern_init_pext(void) {}
+    static int oe_pattern_init_pext(void) { return 1; }
     static inline void oe_pattern_indices(unsigned long long P, unsigned long long O, int* ix) {
         oe_pattern_indices_images(P, O, ix);
     }
@@ -190,7 +218,7 @@ cdef extern from *:
     int OE_PATTERN_PHASES, OE_PATTERN_SCALARS, OE_PATTERN_ENTRIES, OE_OFF_SCALAR
     const short* oe_pw
     void oe_pattern_init_t3() nogil
-    void oe_pattern_init_pext() nogil
+    int oe_pattern_init_pext() nogil
     const int OE_PEXT
     void oe_pattern_indices_images(u64 P, u64 O, int* ix) noexcept nogil
     void oe_pattern_indices(u64 P, u64 O, int* ix) noexcept nogil
@@ -209,7 +237,8 @@ cdef enum:
 
 
 oe_pattern_init_t3()
-oe_pattern_init_pext()
+# (1: the literal instance tables of the BMI2 path agree with the definition; a test checks it)
+cdef int _pext_tables_agree = oe_pattern_init_pext()
 cdef short* _pattern_weights = NULL
 cdef u64 FULL_MASK_C = 0xFFFFFFFFFFFFFFFFULL
 

@@ -88,6 +88,7 @@ def test_fast_indices_agree_with_the_images_on_random_and_game_positions() -> No
         fast, images = _core._pattern_indices_both(P, O)
         assert fast == images, (hex(P), hex(O))
     assert isinstance(_core.PATTERN_PEXT, bool)
+    assert _core._PEXT_TABLES_AGREE
 
 
 def test_evaluation_is_the_sum_of_its_table_entries(shipped: array.array) -> None:
