@@ -158,9 +158,9 @@ def test_cli_size_must_agree_with_a_given_position() -> None:
     assert agreeing.returncode == 0 and "total 12" in agreeing.stdout.splitlines()
 
 
-def test_cli_ctrl_c_stops_a_long_count_at_once() -> None:
-    """perft 14 takes many minutes; SIGINT must end it within seconds (exit 130, no traceback),
-    and the root moves counted so far stay on stdout."""
+def interrupted_count(delay: float) -> tuple[int, str, str]:
+    """Start ``perft 14 --bulk`` (many minutes), send SIGINT ``delay`` seconds after its header
+    lines, and return its exit status, stdout and stderr."""
     proc = subprocess.Popen([sys.executable, "-m", "othello_engine", "perft", "14", "--bulk"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             preexec_fn=default_sigint)
@@ -168,13 +168,21 @@ def test_cli_ctrl_c_stops_a_long_count_at_once() -> None:
         assert proc.stdout is not None
         while not proc.stdout.readline().startswith("bulk"):
             pass
-        time.sleep(0.3)  # well inside the count of the first root move
+        if delay:
+            time.sleep(delay)
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=10)
     finally:
         proc.kill()
         proc.wait()
-    assert proc.returncode == 130, err
+    return proc.returncode, out, err
+
+
+def test_cli_ctrl_c_stops_a_long_count_at_once() -> None:
+    """perft 14 takes many minutes; SIGINT must end it within seconds (exit 130, no traceback),
+    and the root moves counted so far stay on stdout."""
+    code, out, err = interrupted_count(0.3)  # well inside the count of the first root move
+    assert code == 130, err
     assert "Traceback" not in err and "interrupted" in err
     assert "total" not in out
 
@@ -183,19 +191,8 @@ def test_cli_ctrl_c_the_moment_the_header_is_out() -> None:
     """A SIGINT right after the header lines, before the count's thread has started, is caught
     the same way (it once escaped as a KeyboardInterrupt traceback about one time in three)."""
     for _ in range(6):
-        proc = subprocess.Popen([sys.executable, "-m", "othello_engine", "perft", "14", "--bulk"],
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                preexec_fn=default_sigint)
-        try:
-            assert proc.stdout is not None
-            while not proc.stdout.readline().startswith("bulk"):
-                pass
-            proc.send_signal(signal.SIGINT)
-            out, err = proc.communicate(timeout=10)
-        finally:
-            proc.kill()
-            proc.wait()
-        assert proc.returncode == 130, err
+        code, out, err = interrupted_count(0)
+        assert code == 130, err
         assert "Traceback" not in err and "interrupted" in err
         assert "total" not in out
 
