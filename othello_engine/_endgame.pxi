@@ -94,7 +94,7 @@ for _sq in range(64):
 # in its line][the mover's discs on the line]); without, the flips are computed (bb_flips).
 cdef extern from *:
     """
-    #if defined(__BMI2__)
+    #if defined(__BMI2__) && !defined(OE_NO_PEXT)
     #include <immintrin.h>
     #define OE_LAST_PEXT 1
     static unsigned long long oe_last_line[64][4];

@@ -118,7 +118,7 @@ cdef extern from *:
        gather tables from the definition above (oe_pattern_indices_images) and says whether the
        literals agree with it (a test checks that they do, and that both ways give the same
        indices). */
-    #if defined(__BMI2__)
+    #if defined(__BMI2__) && !defined(OE_NO_PEXT)
     #include <immintrin.h>
     #define OE_PEXT 1
     #define OE_INST 46
