@@ -99,7 +99,7 @@ eight images (the definition, which stays the fallback)."""
 
 _PEXT_TABLES_AGREE = bool(_pext_tables_agree)
 """Tests: the literal instance tables of the BMI2 path agree with the ones derived from the
-definition (always True without BMI2)."""
+definition (always True in a build without pext)."""
 
 
 def _pattern_indices_both(u64 P, u64 O):

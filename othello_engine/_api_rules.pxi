@@ -49,8 +49,8 @@ def _flipped_discs_scalar(u64 P, u64 O, int sq):
 
 def _last_flip_count(u64 P, int sq):
     """Tests: the solver's count of the discs P flips at sq, the only empty square of a full 8x8
-    board (the other squares not in P are the opponent's); None in a build without BMI2, whose
-    solver counts the flips themselves."""
+    board (the other squares not in P are the opponent's); None in a build without pext (no BMI2,
+    or OTHELLO_ENGINE_PEXT=0), whose solver counts the flips themselves."""
     if sq < 0 or sq > 63:
         raise ValueError(f"square {sq} is out of range 0..63")
     if not OE_LAST_PEXT:

@@ -89,7 +89,7 @@ def test_last_empty_flip_count_agrees_with_the_flips() -> None:
     """The solver's count for the last empty square (gathered lines and a table, where built with
     BMI2) equals the number of discs the move flips, for either side, on every square."""
     if _core._last_flip_count(0, 0) is None:
-        pytest.skip("this build has no BMI2: the solver counts the flips themselves")
+        pytest.skip("this build does without pext: the solver counts the flips themselves")
     rng = random.Random(78)
     full = (1 << 64) - 1
     for i in range(6000):
