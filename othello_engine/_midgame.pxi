@@ -162,11 +162,14 @@ cdef int mid_search(SearchState* st, board_t P, board_t O, int depth, int alpha,
             if st.aborted:
                 return 0
             vals[cnt] = -v - MID_SORT_MOB * (b_popcount(om) + b_corners(st, om))
-        elif depth >= 3:
-            # (the child will probe the table: its bucket is fetched while the others are sorted)
-            tt_prefetch(st.tt, b_hash(b_xor(O, f), b_mover(P, f, sq)))
+        elif depth >= MID_MOB_MIN:
+            # fewest replies first (a corner reply counts twice), then the square's class
+            if depth >= 3:
+                # (the child will probe the table: its bucket is fetched while the others are
+                # sorted)
+                tt_prefetch(st.tt, b_hash(b_xor(O, f), b_mover(P, f, sq)))
             om = b_moves(st, b_xor(O, f), b_mover(P, f, sq))
-            vals[cnt] = b_order(st, P, sq) - 16 * (b_popcount(om) + b_corners(st, om))
+            vals[cnt] = b_order(st, P, sq) - MID_MOB_W * (b_popcount(om) + b_corners(st, om))
         else:
             vals[cnt] = b_order(st, P, sq)
         cnt += 1

@@ -3,8 +3,8 @@
 # A bucket is four 16-byte entries (one cache line), keyed by a 64-bit hash of (P, O).
 #
 # An entry holds a lower and an upper bound in centi-discs (TT_NONE = no bound), the best move
-# (TT_NO_MOVE when none), the depth it was searched to (TT_SOLVED for the endgame solver's exact
-# bounds, which are multiples of 100) and the search generation that wrote it. Replacement keeps
+# (TT_NO_MOVE when none), the depth it was searched to (for the endgame solver's exact bounds,
+# which are multiples of 100, TT_SOLVED plus the empties) and the search generation that wrote it. Replacement keeps
 # the same position, else evicts the entry with the least depth, counting old generations as
 # shallower.
 #
