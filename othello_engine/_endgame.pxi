@@ -28,17 +28,20 @@ cdef int EG_W_STAB = 0
 # From how many empties moves are sorted by a static evaluation, a depth-1 and a depth-2 search
 # (each less the opponent's mobility) instead of by the opponent's mobility alone, with the
 # pattern evaluation only (tunable with _set_tuning for experiments). FFO #40-#49, one thread:
-# 3.84 G nodes and 79.9 s CPU without, 1.89 G and 42.9 s with these thresholds (16 and 18); with
-# the classic evaluation it did not pay (103 s against 106 s on #45, #48 and #49).
+# 3.84 G nodes and 79.9 s CPU without, 1.89 G and 42.9 s with the thresholds 16 and 18; with
+# the classic evaluation it did not pay (103 s against 106 s on #45, #48 and #49). With the table
+# from 7 empties (2026-11-27, 16 MiB): depth-1 searches from 16 empties instead of 18 and the
+# stability cut-off from 6 empties (not 8) and when alpha is 8 discs or more (not 16) took FFO
+# #40-#49 from 34.3-35.2 s to 30.8 s CPU.
 cdef int EG_SORT_EVAL = 16
-cdef int EG_SORT_D1 = 18
+cdef int EG_SORT_D1 = 16
 cdef int EG_SORT_D2 = 99
 cdef int EG_SORT_STEP = 99       # from EG_SORT_D2 on, one ply deeper every EG_SORT_STEP empties
-cdef int EG_STAB_MIN = 8
+cdef int EG_STAB_MIN = 6
 cdef int EG_ETC_MIN = 12
 cdef int EG_IID_MIN = 99
 cdef int EG_IID_DEPTH = 2
-cdef int EG_STAB_ALPHA = 16
+cdef int EG_STAB_ALPHA = 8
 cdef int EG_SORT_MOBW = 32
 cdef int EG_TT_BY_N = 1
 
