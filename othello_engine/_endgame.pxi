@@ -300,6 +300,17 @@ cdef inline u64 odd_quadrants(SearchState* st, u64 E) noexcept nogil:
     return odd
 
 
+cdef inline int stability_cut(SearchState* st, board_t P, board_t O, int alpha) noexcept nogil:
+    """The stability cut-off of a node of P to move: P can not end above squares - 2 * (O's stable
+    discs). That bound when it is at most alpha (tried once alpha is EG_STAB_ALPHA discs per 64
+    squares or more), else EG_INF: no cut."""
+    cdef int bound
+    if alpha < st.squares * EG_STAB_ALPHA // 64:
+        return EG_INF
+    bound = st.squares - 2 * b_count_stable(st, O, P)
+    return bound if bound <= alpha else EG_INF
+
+
 cdef int eg_shallow(SearchState* st, u64 P, u64 O, u64 E, u64 odd, int n, int alpha,
                     int beta) noexcept nogil:
     """Null-window or narrow solve of the last few empties E (n of them) for P: odd-parity
@@ -317,9 +328,9 @@ cdef int eg_shallow(SearchState* st, u64 P, u64 O, u64 E, u64 odd, int n, int al
     if st.nodes >= st.check_at and poll(st):
         return 0
     st.nodes += 1
-    if n >= EG_STAB_SH and alpha >= st.squares * EG_STAB_ALPHA // 64:
-        v = st.squares - 2 * count_stable(&st.ev, O, P)
-        if v <= alpha:
+    if n >= EG_STAB_SH:
+        v = stability_cut(st, P, O, alpha)
+        if v != EG_INF:
             return v
     cand = E & neighbours(O)
     for stage in range(6):
@@ -375,7 +386,7 @@ cdef int eg_search(SearchState* st, board_t P, board_t O, int alpha, int beta, i
     cdef int n
     cdef board_t moves, f, om, cP, cO, m
     cdef u64 key = 0
-    cdef int i, j, k, cnt, sq, v, best, bestmove, a0, tmove, lower, upper, so, bound, first, end
+    cdef int i, j, k, cnt, sq, v, best, bestmove, a0, tmove, lower, upper, first, end
     cdef int sqs_stack[40]
     cdef int vals_stack[40]
     cdef int* sqs
@@ -410,12 +421,10 @@ cdef int eg_search(SearchState* st, board_t P, board_t O, int alpha, int beta, i
         if pv and not st.aborted:
             pv_update(st, P, ply, st.pass_move)
         return v
-    # stability cut-off: P can not end above squares - 2 * (O's stable discs)
-    if not pv and alpha >= st.squares * EG_STAB_ALPHA // 64 and n >= EG_STAB_MIN:
-        so = b_count_stable(st, O, P)
-        bound = st.squares - 2 * so
-        if bound <= alpha:
-            return bound
+    if not pv and n >= EG_STAB_MIN:
+        v = stability_cut(st, P, O, alpha)
+        if v != EG_INF:
+            return v
     tmove = TT_NO_MOVE
     if n >= EG_TT_MIN:
         e = tt_probe(st.tt, key, &hit)

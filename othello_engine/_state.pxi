@@ -35,7 +35,7 @@ cdef int MID_SORT_MOB = 16
 # Below that, from MID_MOB_MIN plies left, moves are sorted by the opponent's replies (MID_MOB_W per
 # reply, a corner reply twice) plus the square's class, and by the class alone below. From 2 plies
 # instead of 3 and at 32 instead of 16 (2026-11-27, bench_search.py --time 0.01 --depth 17
-# --positions 20, seeds 11-17): 14% fewer nodes to depth 17.
+# --positions 20, seeds 11, 15, 16 and 17): 13% fewer nodes to depth 17.
 cdef int MID_MOB_MIN = 2
 cdef int MID_MOB_W = 32
 # The evaluation's clamp (centi-discs): no heuristic score goes beyond it.

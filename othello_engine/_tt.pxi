@@ -4,9 +4,9 @@
 #
 # An entry holds a lower and an upper bound in centi-discs (TT_NONE = no bound), the best move
 # (TT_NO_MOVE when none), the depth it was searched to (for the endgame solver's exact bounds,
-# which are multiples of 100, TT_SOLVED plus the empties) and the search generation that wrote it. Replacement keeps
-# the same position, else evicts the entry with the least depth, counting old generations as
-# shallower.
+# which are multiples of 100, TT_SOLVED plus the empties) and the search generation that wrote it.
+# Replacement keeps the same position, else evicts the entry with the least depth, counting old
+# generations as shallower.
 #
 # Threads share one table without locks: a slot holds its second word (the data) and, in place of
 # the key, key ^ data, each written and read as one 64-bit word. A slot torn by two writers (or

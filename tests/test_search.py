@@ -104,8 +104,7 @@ def test_small_endgames_against_an_independent_solver(seed: int) -> None:
 def test_endgames_with_stable_discs_against_an_independent_solver(seed: int) -> None:
     """Lopsided positions with a corner taken (6-9 empties), where the stability cut-offs act: the
     solver's score, and the win/loss/draw solve's sign, agree with the reference, and so does the
-    score of each of the first two lines' moves. (A cut-off that claimed one disc too much would
-    fail several of these seeds.)"""
+    score of each of the first two lines' moves."""
     rng = random.Random(1000 + seed)
     for _ in range(500):
         b = random_board(8, 60 - rng.randint(6, 9), rng)
