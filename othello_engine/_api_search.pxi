@@ -54,7 +54,7 @@ cdef object search_run(Search self, board_t P, board_t O, board_t root_moves, in
     for the board by the caller; solve_time: the expected time of an exact solve from here)."""
     cdef board_t moves, m
     cdef int depth, empties, i, delta, alpha, beta, guess, guess2, done_depth, lead
-    cdef int eg_alpha, eg_beta, last_best = -1, stable = 0
+    cdef int eg_alpha, eg_beta, last_best = -1, stable = 0, steps = 0
     cdef double soft_now
     cdef bint exact = False, eg_done = False, aborted = False
     cdef double elapsed
@@ -124,6 +124,7 @@ cdef object search_run(Search self, board_t P, board_t O, board_t root_moves, in
                 eg_alpha, eg_beta = g - EG_ROOT_WINDOW, g + EG_ROOT_WINDOW
                 if st.multipv > 1 or EG_ROOT_WINDOW == 0:
                     eg_alpha, eg_beta = -EG_INF, EG_INF
+            steps = 0
             while True:
                 self.depth_now = empties
                 search_iterate(self, P, O, empties, eg_alpha, eg_beta, True)
@@ -132,10 +133,14 @@ cdef object search_run(Search self, board_t P, board_t O, board_t root_moves, in
                 v = st.root[0].score
                 if solve == SOLVE_WLD:
                     break
+                # a failed window's score is a bound: the next window tests that one score
+                # (final scores are even, so (v - 1, v + 1) holds no other), up to EG_STEPS
+                # times, then opens on that side
+                steps += 1
                 if v <= eg_alpha:
-                    eg_alpha, eg_beta = -EG_INF, v + 1
+                    eg_alpha, eg_beta = (v - 1 if steps <= EG_STEPS else -EG_INF), v + 1
                 elif v >= eg_beta:
-                    eg_alpha, eg_beta = v - 1, EG_INF
+                    eg_alpha, eg_beta = v - 1, (v + 1 if steps <= EG_STEPS else EG_INF)
                 else:
                     break
             if st.aborted:

@@ -89,9 +89,6 @@ cdef extern from *:
     static inline void oe_store_int(int* p, int v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
     /* A zeroed table. Tables of 2 MiB and more are aligned to 2 MiB and, on Linux, offered to
        the kernel as transparent huge pages: a probe is a random access, and with 4 KiB pages
-       nearly every one also misses the TLB. */
-    /* A zeroed table. Tables of 2 MiB and more are aligned to 2 MiB and, on Linux, offered to
-       the kernel as transparent huge pages: a probe is a random access, and with 4 KiB pages
        nearly every one also misses the TLB. On Linux they are fresh anonymous pages, which the
        kernel zeroes when first touched: no memset, so a 4 GiB table is had at once and costs
        memory only as the search fills it. */

@@ -149,6 +149,31 @@ def test_stability_cut_offs_change_no_exact_score() -> None:
     assert with_cuts == without
 
 
+def test_the_solve_windows_give_the_exact_score_however_they_step() -> None:
+    """A solve's first window is centred on the midgame estimate; when it fails, the next windows
+    test one score each (up to a number of steps, the core's eg_steps) before opening on that
+    side. The exact score is the same whether the windows step 0, 1, 4 or 60 times, and equals the
+    reference solver's on the positions small enough for it, on random positions of 8-14 empties
+    whose estimates are often off by several discs."""
+    rng = random.Random(79)
+    boards = []
+    while len(boards) < 60:
+        b = random_board(8, 60 - rng.randint(8, 14), rng)
+        if not b.is_game_over():
+            boards.append(b)
+    scores = {}
+    try:
+        for steps in (0, 1, 4, 60):
+            _core._set_mid_tuning("eg_steps", steps)
+            scores[steps] = [Engine(hash_mb=1).search(b, Limit(exact=True)).score for b in boards]
+    finally:
+        _core._set_mid_tuning("eg_steps", 4)
+    assert scores[0] == scores[1] == scores[4] == scores[60]
+    for b, score in list(zip(boards, scores[4]))[:12]:
+        if b.empties <= 10:
+            assert score == 100 * solve(b)
+
+
 # --- always a legal answer ----------------------------------------------------------------------
 @pytest.mark.parametrize("size", [4, 6, 8])
 def test_search_answers_legally_in_random_positions(size: int) -> None:
