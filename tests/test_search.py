@@ -32,6 +32,17 @@ def random_board(size: int, plies: int, rng: random.Random) -> Board:
     return b
 
 
+def random_endgames(count: int, fewest: int, most: int, seed: int) -> list[Board]:
+    """count random 8x8 positions, game not over, with fewest to most empties."""
+    rng = random.Random(seed)
+    boards: list[Board] = []
+    while len(boards) < count:
+        b = random_board(8, 60 - rng.randint(fewest, most), rng)
+        if not b.is_game_over():
+            boards.append(b)
+    return boards
+
+
 # --- exact solving ----------------------------------------------------------------------------
 @needs_ffo
 @pytest.mark.parametrize("n", [1, 2, 3, 4, 5])
@@ -132,12 +143,7 @@ def test_stability_cut_offs_change_no_exact_score() -> None:
     them is checked against the reference above). A shallow-solver cut-off that claimed up to four
     discs too much got about one score in twenty-five wrong on such positions, and sent some exact
     searches into endless re-searches."""
-    rng = random.Random(77)
-    boards = []
-    while len(boards) < 300:
-        b = random_board(8, 60 - rng.randint(6, 12), rng)
-        if not b.is_game_over():
-            boards.append(b)
+    boards = random_endgames(300, 6, 12, seed=77)
     with_cuts = [Engine(hash_mb=1).search(b, Limit(exact=True)).score for b in boards]
     try:
         _core._set_tuning("stab_min", 99)
@@ -153,14 +159,9 @@ def test_the_solve_windows_give_the_exact_score_however_they_step() -> None:
     """A solve's first window is centred on the midgame estimate; when it fails, the next windows
     test one score each (up to a number of steps, the core's eg_steps) before opening on that
     side. The exact score is the same whether the windows step 0, 1, 4 or 60 times, and equals the
-    reference solver's on the positions small enough for it, on random positions of 8-14 empties
+    reference solver's on those of 9 empties or fewer, on random positions of 8-14 empties
     whose estimates are often off by several discs."""
-    rng = random.Random(79)
-    boards = []
-    while len(boards) < 60:
-        b = random_board(8, 60 - rng.randint(8, 14), rng)
-        if not b.is_game_over():
-            boards.append(b)
+    boards = random_endgames(60, 8, 14, seed=79)
     scores = {}
     try:
         for steps in (0, 1, 4, 60):
@@ -169,9 +170,10 @@ def test_the_solve_windows_give_the_exact_score_however_they_step() -> None:
     finally:
         _core._set_mid_tuning("eg_steps", 4)
     assert scores[0] == scores[1] == scores[4] == scores[60]
-    for b, score in list(zip(boards, scores[4]))[:12]:
-        if b.empties <= 10:
-            assert score == 100 * solve(b)
+    small = [(b, score) for b, score in zip(boards, scores[4]) if b.empties <= 9]
+    assert small
+    for b, score in small:
+        assert score == 100 * solve(b)
 
 
 # --- always a legal answer ----------------------------------------------------------------------
