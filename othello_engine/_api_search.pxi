@@ -134,7 +134,7 @@ cdef object search_run(Search self, board_t P, board_t O, board_t root_moves, in
                 if solve == SOLVE_WLD:
                     break
                 # a failed window's score is a bound: the next window tests that one score
-                # (final scores are even, so (v - 1, v + 1) holds no other), up to EG_STEPS
+                # (the only whole score inside (v - 1, v + 1) is v), up to EG_STEPS
                 # times, then opens on that side
                 steps += 1
                 if v <= eg_alpha:
