@@ -50,46 +50,53 @@ cdef int EG_SORT_MOBW = 32
 cdef int EG_TT_BY_N = 1
 
 
-def _set_tuning(str name, int value):
-    """Experiments only: change one of the endgame ordering thresholds."""
-    global EG_SORT_EVAL, EG_SORT_D1, EG_SORT_D2, EG_STAB_MIN, EG_SHALLOW, EG_TT_MIN
-    global EG_W_POT, EG_W_STAB, EG_ETC_MIN, EG_STAB_ALPHA, EG_IID_MIN, EG_IID_DEPTH, EG_SORT_MOBW
-    global EG_TT_BY_N, EG_SORT_STEP
-    global EG_STAB_SH
+cdef int* eg_knob(str name):
+    """The endgame knob called name (NULL: no such knob)."""
     if name == "stab_sh":
-        EG_STAB_SH = value
+        return &EG_STAB_SH
     elif name == "sort_step":
-        EG_SORT_STEP = value
+        return &EG_SORT_STEP
     elif name == "tt_by_n":
-        EG_TT_BY_N = value
+        return &EG_TT_BY_N
     elif name == "sort_mobw":
-        EG_SORT_MOBW = value
+        return &EG_SORT_MOBW
     elif name == "iid_min":
-        EG_IID_MIN = value
+        return &EG_IID_MIN
     elif name == "iid_depth":
-        EG_IID_DEPTH = value
+        return &EG_IID_DEPTH
     elif name == "etc_min":
-        EG_ETC_MIN = value
+        return &EG_ETC_MIN
     elif name == "stab_alpha":
-        EG_STAB_ALPHA = value
+        return &EG_STAB_ALPHA
     elif name == "shallow":
-        EG_SHALLOW = value
+        return &EG_SHALLOW
     elif name == "tt_min":
-        EG_TT_MIN = value
+        return &EG_TT_MIN
     elif name == "w_pot":
-        EG_W_POT = value
+        return &EG_W_POT
     elif name == "w_stab":
-        EG_W_STAB = value
+        return &EG_W_STAB
     elif name == "sort_eval":
-        EG_SORT_EVAL = value
+        return &EG_SORT_EVAL
     elif name == "sort_d1":
-        EG_SORT_D1 = value
+        return &EG_SORT_D1
     elif name == "sort_d2":
-        EG_SORT_D2 = value
+        return &EG_SORT_D2
     elif name == "stab_min":
-        EG_STAB_MIN = value
-    else:
+        return &EG_STAB_MIN
+    return NULL
+
+
+def _set_tuning(str name, int value):
+    """Experiments only: set one of the endgame ordering thresholds; returns its previous value,
+    so that a caller can put back exactly what was there."""
+    cdef int* knob = eg_knob(name)
+    cdef int old
+    if knob == NULL:
         raise ValueError(f"unknown tuning parameter {name!r}")
+    old = knob[0]
+    knob[0] = value
+    return old
 
 
 # EG_NEIGHBOURS[sq]: the squares next to sq; a move at sq must flip, so it needs one of them

@@ -95,57 +95,64 @@ cdef int TM_CHANGED = 150
 cdef int TM_SETTLED = 60
 
 
-def _set_mid_tuning(str name, int value):
-    """Experiments only: change one of the midgame ordering parameters."""
-    global MID_SORT_SEARCH, MID_SORT_DEEP, MID_SORT_DEPTH, MID_SORT_MOB, MPC_MIN_DEPTH, MPC_MARGIN
-    global SOLVE_PREP_DEPTH, EG_ROOT_WINDOW, ASP_PARITY, HELP_MIN_DEPTH, MID_DEFER_MIN, EG_DEFER_MIN
-    global HELP_SKEW, MPC_FIT, MPC_T, TM_STABILITY, TM_CHANGED, TM_SETTLED, MID_MOB_MIN, MID_MOB_W
-    global EG_STEPS
+cdef int* mid_knob(str name):
+    """The midgame (search-wide) knob called name (NULL: no such knob)."""
     if name == "mob_min":
-        MID_MOB_MIN = value
+        return &MID_MOB_MIN
     elif name == "mob_w":
-        MID_MOB_W = value
+        return &MID_MOB_W
     elif name == "tm_stability":
-        TM_STABILITY = value
+        return &TM_STABILITY
     elif name == "tm_changed":
-        TM_CHANGED = value
+        return &TM_CHANGED
     elif name == "tm_settled":
-        TM_SETTLED = value
+        return &TM_SETTLED
     elif name == "mpc_fit":
-        MPC_FIT = value
+        return &MPC_FIT
     elif name == "mpc_t":
-        MPC_T = value
+        return &MPC_T
     elif name == "help_skew":
-        HELP_SKEW = value
+        return &HELP_SKEW
     elif name == "help_depth":
-        HELP_MIN_DEPTH = value
+        return &HELP_MIN_DEPTH
     elif name == "mid_defer":
-        MID_DEFER_MIN = value
+        return &MID_DEFER_MIN
     elif name == "eg_defer":
-        EG_DEFER_MIN = value
+        return &EG_DEFER_MIN
     elif name == "eg_steps":
-        EG_STEPS = value
+        return &EG_STEPS
     elif name == "root_window":
-        EG_ROOT_WINDOW = value
+        return &EG_ROOT_WINDOW
     elif name == "asp_parity":
-        ASP_PARITY = value
+        return &ASP_PARITY
     elif name == "prep_depth":
-        SOLVE_PREP_DEPTH = value
+        return &SOLVE_PREP_DEPTH
     elif name == "mpc_depth":
-        MPC_MIN_DEPTH = value
+        return &MPC_MIN_DEPTH
     elif name == "mpc_margin":
-        MPC_MARGIN = value
+        return &MPC_MARGIN
     elif name == "sort_search":
-        MID_SORT_SEARCH = value
+        return &MID_SORT_SEARCH
     elif name == "sort_deep":
-        MID_SORT_DEEP = value
+        return &MID_SORT_DEEP
     elif name == "sort_depth":
-        MID_SORT_DEPTH = value
+        return &MID_SORT_DEPTH
     elif name == "sort_mob":
-        MID_SORT_MOB = value
-    else:
+        return &MID_SORT_MOB
+    return NULL
+
+
+def _set_mid_tuning(str name, int value):
+    """Experiments only: set one of the midgame ordering, probcut, time or thread parameters;
+    returns its previous value, so that a caller can put back exactly what was there."""
+    cdef int* knob = mid_knob(name)
+    cdef int old
+    if knob == NULL:
         raise ValueError(f"unknown tuning parameter {name!r}")
+    old = knob[0]
+    knob[0] = value
     mpc_fill()
+    return old
 
 
 cdef inline double now_seconds() noexcept nogil:

@@ -70,7 +70,8 @@ def test_engine_tuning_from_the_environment(tmp_path):
     one stderr line and the engine still answers."""
     import os
     from uci_support import command
-    for tune, complaint in (("mpc_fit=1,mpc_t=120", False), ("no_such_knob=3", True)):
+    for tune, complaint in (("mpc_fit=1,mpc_t=120", False), ("stab_min=8,eg_steps=2", False),
+                            ("no_such_knob=3", True)):
         env = dict(os.environ, OTHELLO_ENGINE_TUNE=tune)
         done = subprocess.run([command("othello-engine")], input="uci\ngo depth 6\nisready\nquit\n",
                               capture_output=True, text=True, env=env, cwd=tmp_path, timeout=60)

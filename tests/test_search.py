@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import random
 import subprocess
 import sys
@@ -30,6 +31,41 @@ def random_board(size: int, plies: int, rng: random.Random) -> Board:
         moves = b.legal_moves()
         b.push(rng.choice(moves) if moves else PASS)
     return b
+
+
+@contextlib.contextmanager
+def tuned(**knobs: int):
+    """The core's tuning knobs set for the block (endgame ones by _set_tuning, the others by
+    _set_mid_tuning), then put back to exactly what they were: each setter returns the value it
+    replaced."""
+    before = []
+    try:
+        for name, value in knobs.items():
+            try:
+                before.append((_core._set_mid_tuning, name, _core._set_mid_tuning(name, value)))
+            except ValueError:
+                before.append((_core._set_tuning, name, _core._set_tuning(name, value)))
+        yield
+    finally:
+        for setter, name, value in reversed(before):
+            setter(name, value)
+
+
+def test_a_tuning_knob_is_put_back_as_it_was() -> None:
+    """Each setter returns the value it replaced, so setting that back restores the knob; an
+    unknown name is refused and changes nothing."""
+    old = _core._set_tuning("stab_min", 99)
+    assert _core._set_tuning("stab_min", old) == 99
+    assert _core._set_tuning("stab_min", old) == old
+    old = _core._set_mid_tuning("eg_steps", 7)
+    assert _core._set_mid_tuning("eg_steps", old) == 7
+    with tuned(eg_steps=2, stab_sh=50):
+        assert _core._set_mid_tuning("eg_steps", 2) == 2
+        assert _core._set_tuning("stab_sh", 50) == 50
+    assert _core._set_mid_tuning("eg_steps", old) == old
+    for setter in (_core._set_tuning, _core._set_mid_tuning):
+        with pytest.raises(ValueError):
+            setter("no_such_knob", 1)
 
 
 def random_endgames(count: int, fewest: int, most: int, seed: int) -> list[Board]:
@@ -145,13 +181,8 @@ def test_stability_cut_offs_change_no_exact_score() -> None:
     searches into endless re-searches."""
     boards = random_endgames(300, 6, 12, seed=77)
     with_cuts = [Engine(hash_mb=1).search(b, Limit(exact=True)).score for b in boards]
-    try:
-        _core._set_tuning("stab_min", 99)
-        _core._set_tuning("stab_sh", 99)
+    with tuned(stab_min=99, stab_sh=99):
         without = [Engine(hash_mb=1).search(b, Limit(exact=True)).score for b in boards]
-    finally:
-        _core._set_tuning("stab_min", 6)
-        _core._set_tuning("stab_sh", 4)
     assert with_cuts == without
 
 
@@ -163,12 +194,9 @@ def test_the_solve_windows_give_the_exact_score_however_they_step() -> None:
     whose estimates are often off by several discs."""
     boards = random_endgames(60, 8, 14, seed=79)
     scores = {}
-    try:
-        for steps in (0, 1, 4, 60):
-            _core._set_mid_tuning("eg_steps", steps)
+    for steps in (0, 1, 4, 60):
+        with tuned(eg_steps=steps):
             scores[steps] = [Engine(hash_mb=1).search(b, Limit(exact=True)).score for b in boards]
-    finally:
-        _core._set_mid_tuning("eg_steps", 4)
     assert scores[0] == scores[1] == scores[4] == scores[60]
     small = [(b, score) for b, score in zip(boards, scores[4]) if b.empties <= 9]
     assert small
@@ -361,14 +389,9 @@ def test_settled_best_move_shortens_a_clock_search_never_a_movetime() -> None:
         s = _core.Search(16)
         return s.run(board.player, board.opponent, _core.FULL_MASK, 60, 0, soft, hard)[1]
 
-    try:
-        base_clock = depth(0.5, 2.0)
-        _core._set_mid_tuning("tm_stability", 1)
-        _core._set_mid_tuning("tm_settled", 1)
+    base_clock = depth(0.5, 2.0)
+    with tuned(tm_stability=1, tm_settled=1):
         settled_clock = depth(0.5, 2.0)
         settled_movetime = depth(0.3, 0.3)
-    finally:
-        _core._set_mid_tuning("tm_stability", 0)
-        _core._set_mid_tuning("tm_settled", 60)
     assert settled_clock < base_clock - 3
     assert settled_movetime > settled_clock
