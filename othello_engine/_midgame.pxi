@@ -2,6 +2,11 @@
 #
 # With the transposition table, probcut, internal iterative deepening and move ordering.
 
+cdef inline int floor100(int x) noexcept nogil:
+    """x / 100 rounded down (the core divides as C does, towards zero)."""
+    return x // 100 if x >= 0 else -((99 - x) // 100)
+
+
 cdef int mid_leaf_parent(SearchState* st, board_t P, board_t O, board_t moves, int alpha, int beta,
                          int ply, bint pv) noexcept nogil:
     """Depth-1 node: every child is evaluated statically (or scored exactly if the game ends).
@@ -55,7 +60,7 @@ cdef int mid_search(SearchState* st, board_t P, board_t O, int depth, int alpha,
     each move are computed again when it is searched instead of being kept."""
     cdef board_t moves, mO, f, om
     cdef u64 key
-    cdef int i, j, k, cnt, sq, v, best, bestmove, a0, tmove, ds, end, m
+    cdef int i, j, k, cnt, sq, v, best, bestmove, a0, tmove, ds, end, m, n
     cdef int sqs_stack[40]
     cdef int vals_stack[40]
     cdef int* sqs
@@ -76,6 +81,18 @@ cdef int mid_search(SearchState* st, board_t P, board_t O, int depth, int alpha,
         key = b_hash(P, O)
         tt_prefetch(st.tt, key)
     moves = b_moves(st, P, O)
+    if board_t is u64:
+        if MID_SOLVE_N > 0 and st.contempt == 0:
+            n = oe_popcount(st.mask & ~(P | O))
+            if n <= MID_SOLVE_N and n <= depth + MID_SOLVE_AHEAD:
+                # few empties and nearly as many plies left: the exact score costs little more
+                # than the search would, and no evaluation can be wrong about it. The window in
+                # discs holds the one in centi-discs (alpha rounded down, beta up), so a score
+                # outside it is a bound on the same side of (alpha, beta). (A proven draw is
+                # worth the contempt, which the solver does not know: not with contempt.)
+                st.nodes -= 1       # eg_search counts this node again
+                v = eg_search(st, P, O, max(-100, floor100(alpha)), min(100, -floor100(-beta)), ply, pv)
+                return v * 100
     if depth <= 0 or ply >= MAX_PLY - 2:
         mO = b_moves(st, O, P)
         if not b_any(moves) and not b_any(mO):

@@ -186,6 +186,34 @@ def test_stability_cut_offs_change_no_exact_score() -> None:
     assert with_cuts == without
 
 
+def test_the_midgame_search_solves_its_nodes_of_few_empties_exactly() -> None:
+    """A midgame search (probcut on, no hand-over to the solver) one ply short of the end of a
+    position of 7-12 empties scores it exactly: every child has at most 12 empties and no more
+    than 4 beyond its plies left, so the solver scores it, through windows converted from
+    centi-discs to discs. Without those solves the same search ends on evaluated positions and
+    is off on most of them. The exact scores are the solver's (and the reference's up to 9
+    empties)."""
+    from othello_engine import weights
+    assert weights.ensure_loaded()
+    boards = random_endgames(40, 7, 12, seed=83)
+
+    def midgame(b: Board) -> int:
+        s = _core.Search(1)
+        lines, depth, _, exact = s.run(b.player, b.opponent, _core.FULL_MASK, b.empties - 1,
+                                       solve_lead=0, pattern=True)
+        assert depth == b.empties - 1 and not exact
+        return lines[0][1]
+
+    exact = [Engine(hash_mb=1).search(b, Limit(exact=True)).score for b in boards]
+    assert [midgame(b) for b in boards] == exact
+    for b, score in zip(boards, exact):
+        if b.empties <= 9:
+            assert score // 100 == solve(b)
+    with tuned(mid_solve=0):
+        evaluated = [midgame(b) for b in boards]
+    assert sum(a != b for a, b in zip(evaluated, exact)) > len(boards) // 2
+
+
 def test_the_solve_windows_give_the_exact_score_however_they_step() -> None:
     """A solve's first window is centred on the midgame estimate; when it fails, the next windows
     test one score each (up to a number of steps, the core's eg_steps) before opening on that
