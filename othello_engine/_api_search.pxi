@@ -566,3 +566,19 @@ def solve_seconds_n(int empties, int size):
     if size <= 8:
         return solve_seconds(empties)
     return solve_seconds(empties) * (4.0 if size <= 16 else 12.0)
+
+
+def _set_tuning(str name, int value):
+    """Experiments only: set one of the search's tuning knobs (the midgame's, probcut's, time's
+    and threads' of _state.pxi, the solver's of _endgame.pxi); returns its previous value, so that
+    a caller can put back exactly what was there."""
+    cdef int* knob = mid_knob(name)
+    cdef int old
+    if knob == NULL:
+        knob = eg_knob(name)
+    if knob == NULL:
+        raise ValueError(f"unknown tuning parameter {name!r}")
+    old = knob[0]
+    knob[0] = value
+    mpc_fill()
+    return old

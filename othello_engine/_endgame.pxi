@@ -87,18 +87,6 @@ cdef int* eg_knob(str name):
     return NULL
 
 
-def _set_tuning(str name, int value):
-    """Experiments only: set one of the endgame ordering thresholds; returns its previous value,
-    so that a caller can put back exactly what was there."""
-    cdef int* knob = eg_knob(name)
-    cdef int old
-    if knob == NULL:
-        raise ValueError(f"unknown tuning parameter {name!r}")
-    old = knob[0]
-    knob[0] = value
-    return old
-
-
 # EG_NEIGHBOURS[sq]: the squares next to sq; a move at sq must flip, so it needs one of them
 cdef u64 EG_NEIGHBOURS[64]
 for _sq in range(64):

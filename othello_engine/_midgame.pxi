@@ -69,6 +69,18 @@ cdef int mid_search(SearchState* st, board_t P, board_t O, int depth, int alpha,
     cdef u64 ck
     cdef TTEntry* e
     cdef TTEntry hit
+    if board_t is u64:
+        if MID_SOLVE_N > 0 and st.contempt == 0:
+            n = oe_popcount(st.mask & ~(P | O))
+            if n <= MID_SOLVE_N and n <= depth + MID_SOLVE_AHEAD:
+                # few empties and nearly as many plies left: the exact score costs little more
+                # than the search would, and no evaluation can be wrong about it. The window in
+                # discs holds the one in centi-discs (alpha rounded down, beta up), so a score
+                # outside it is a bound on the same side of (alpha, beta). (A proven draw is
+                # worth the contempt, which the solver does not know: not with contempt.) The
+                # solver polls, counts the node and keeps the line itself.
+                v = eg_search(st, P, O, max(-100, floor100(alpha)), min(100, -floor100(-beta)), ply, pv)
+                return v * 100
     if st.nodes >= st.check_at and poll(st):
         return 0
     st.nodes += 1
@@ -81,18 +93,6 @@ cdef int mid_search(SearchState* st, board_t P, board_t O, int depth, int alpha,
         key = b_hash(P, O)
         tt_prefetch(st.tt, key)
     moves = b_moves(st, P, O)
-    if board_t is u64:
-        if MID_SOLVE_N > 0 and st.contempt == 0:
-            n = oe_popcount(st.mask & ~(P | O))
-            if n <= MID_SOLVE_N and n <= depth + MID_SOLVE_AHEAD:
-                # few empties and nearly as many plies left: the exact score costs little more
-                # than the search would, and no evaluation can be wrong about it. The window in
-                # discs holds the one in centi-discs (alpha rounded down, beta up), so a score
-                # outside it is a bound on the same side of (alpha, beta). (A proven draw is
-                # worth the contempt, which the solver does not know: not with contempt.)
-                st.nodes -= 1       # eg_search counts this node again
-                v = eg_search(st, P, O, max(-100, floor100(alpha)), min(100, -floor100(-beta)), ply, pv)
-                return v * 100
     if depth <= 0 or ply >= MAX_PLY - 2:
         mO = b_moves(st, O, P)
         if not b_any(moves) and not b_any(mO):

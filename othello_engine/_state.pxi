@@ -153,19 +153,6 @@ cdef int* mid_knob(str name):
     return NULL
 
 
-def _set_mid_tuning(str name, int value):
-    """Experiments only: set one of the midgame ordering, probcut, time or thread parameters;
-    returns its previous value, so that a caller can put back exactly what was there."""
-    cdef int* knob = mid_knob(name)
-    cdef int old
-    if knob == NULL:
-        raise ValueError(f"unknown tuning parameter {name!r}")
-    old = knob[0]
-    knob[0] = value
-    mpc_fill()
-    return old
-
-
 cdef inline double now_seconds() noexcept nogil:
     cdef timespec ts
     clock_gettime(CLOCK_MONOTONIC, &ts)

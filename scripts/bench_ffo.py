@@ -68,8 +68,8 @@ def main(argv: list[str] | None = None) -> int:
                          "scripts/engines/zebra_ugi.py (PATH: the zebra binary, coeffs2.bin beside "
                          "it); wall seconds, as the two run in the same conditions")
     ap.add_argument("--tune", action="append", default=[], metavar="NAME=VALUE",
-                    help="experiments: set a core tuning parameter (_core._set_tuning or "
-                         "_set_mid_tuning), e.g. sort_eval=14")
+                    help="experiments: set a core tuning parameter (_core._set_tuning), "
+                         "e.g. sort_eval=14")
     args = ap.parse_args(argv)
     pattern = args.evaluation == "pattern"
     why = weights.use(args.weights) if pattern else None
@@ -78,10 +78,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     for item in args.tune:
         name, _, value = item.partition("=")
-        try:
-            _core._set_tuning(name, int(value))
-        except ValueError:
-            _core._set_mid_tuning(name, int(value))
+        _core._set_tuning(name, int(value))
     print(f"evaluation {args.evaluation}" + "".join(f"; {t}" for t in args.tune)
           + f"; load {os.getloadavg()[0]:.1f}")
     suite = load_suite(args.dir)

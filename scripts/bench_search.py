@@ -118,7 +118,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="instead: the mean change of the root score from each depth to the next, "
                          "up to DEPTH (the odd/even swing)")
     ap.add_argument("--tune", action="append", default=[], metavar="NAME=VALUE",
-                    help="experiments: set a midgame tuning parameter (_core._set_mid_tuning)")
+                    help="experiments: set a search tuning parameter (_core._set_tuning)")
     args = ap.parse_args(argv)
     args.depth_set = "--depth" in (argv if argv is not None else sys.argv)
     counts = [int(t) for t in args.threads.split(",")]
@@ -137,7 +137,7 @@ def main(argv: list[str] | None = None) -> int:
         return bench_wide(args)
     for item in args.tune:
         name, _, value = item.partition("=")
-        _core._set_mid_tuning(name, int(value))
+        _core._set_tuning(name, int(value))
     pattern = args.evaluation == "pattern"
     why = weights.use(args.weights) if pattern else None
     if why:

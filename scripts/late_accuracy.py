@@ -15,21 +15,17 @@ matches between this engine and its release.
 from __future__ import annotations
 
 import argparse
-import gzip
 import random
 import sys
-from typing import Iterator, TextIO
+from typing import Iterator
 
 from othello_engine import _core
 from othello_engine.board import Board
 from othello_engine.engine import Engine, Limit
 from othello_engine.ggf import parse_ggf_games
+from othello_engine.train.records import open_text
 
 DEFAULT_SET = "training/late18_23.txt.gz"
-
-
-def open_text(path: str, mode: str = "rt") -> TextIO:
-    return gzip.open(path, mode) if path.endswith(".gz") else open(path, mode[0])
 
 
 def sign(x: int) -> int:
@@ -58,7 +54,7 @@ def make(games_path: str, out_path: str, fewest: int, most: int, count: int, see
     rng.shuffle(games)
     engine = Engine(hash_mb=64)
     written = 0
-    with open_text(out_path, "at") as out:
+    with open_text(out_path, "a") as out:
         for game in games:
             if written >= count:
                 break
@@ -110,7 +106,7 @@ def main(argv: list[str] | None = None) -> int:
     rn.add_argument("--time", type=float, default=0.1, help="seconds a move (default 0.1)")
     rn.add_argument("--hash", type=int, default=16, help="table MiB (default 16)")
     rn.add_argument("--tune", action="append", default=[], metavar="NAME=VALUE",
-                    help="experiments: set a midgame tuning knob (_core._set_mid_tuning)")
+                    help="experiments: set a search tuning knob (_core._set_tuning)")
     args = ap.parse_args(argv)
     if args.step == "make":
         fewest, _, most = args.empties.partition("-")
@@ -119,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     for item in args.tune:
         name, _, value = item.partition("=")
-        _core._set_mid_tuning(name, int(value))
+        _core._set_tuning(name, int(value))
     n, loss, changed = run(args.set, args.time, args.hash)
     print(f"{n} positions at {args.time:g} s a move{''.join('; ' + t for t in args.tune)}: "
           f"mean loss {loss:.3f} discs, {changed} results changed")

@@ -35,37 +35,32 @@ def random_board(size: int, plies: int, rng: random.Random) -> Board:
 
 @contextlib.contextmanager
 def tuned(**knobs: int):
-    """The core's tuning knobs set for the block (endgame ones by _set_tuning, the others by
-    _set_mid_tuning), then put back to exactly what they were: each setter returns the value it
-    replaced."""
+    """The core's tuning knobs set for the block, then put back to exactly what they were
+    (_set_tuning returns the value it replaced)."""
     before = []
     try:
         for name, value in knobs.items():
-            try:
-                before.append((_core._set_mid_tuning, name, _core._set_mid_tuning(name, value)))
-            except ValueError:
-                before.append((_core._set_tuning, name, _core._set_tuning(name, value)))
+            before.append((name, _core._set_tuning(name, value)))
         yield
     finally:
-        for setter, name, value in reversed(before):
-            setter(name, value)
+        for name, value in reversed(before):
+            _core._set_tuning(name, value)
 
 
 def test_a_tuning_knob_is_put_back_as_it_was() -> None:
-    """Each setter returns the value it replaced, so setting that back restores the knob; an
-    unknown name is refused and changes nothing."""
+    """The setter returns the value it replaced, for the solver's knobs and the midgame's alike,
+    so setting that back restores the knob; an unknown name is refused."""
     old = _core._set_tuning("stab_min", 99)
     assert _core._set_tuning("stab_min", old) == 99
     assert _core._set_tuning("stab_min", old) == old
-    old = _core._set_mid_tuning("eg_steps", 7)
-    assert _core._set_mid_tuning("eg_steps", old) == 7
+    old = _core._set_tuning("eg_steps", 7)
+    assert _core._set_tuning("eg_steps", old) == 7
     with tuned(eg_steps=2, stab_sh=50):
-        assert _core._set_mid_tuning("eg_steps", 2) == 2
+        assert _core._set_tuning("eg_steps", 2) == 2
         assert _core._set_tuning("stab_sh", 50) == 50
-    assert _core._set_mid_tuning("eg_steps", old) == old
-    for setter in (_core._set_tuning, _core._set_mid_tuning):
-        with pytest.raises(ValueError):
-            setter("no_such_knob", 1)
+    assert _core._set_tuning("eg_steps", old) == old
+    with pytest.raises(ValueError):
+        _core._set_tuning("no_such_knob", 1)
 
 
 def random_endgames(count: int, fewest: int, most: int, seed: int) -> list[Board]:

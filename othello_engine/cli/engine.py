@@ -76,24 +76,16 @@ def run_tool(name: str, argv: list[str]) -> int:
 
 def apply_tuning(text: str) -> str | None:
     """Experiments only: set the search's tuning knobs from ``OTHELLO_ENGINE_TUNE``, a
-    comma-separated list of ``name=value`` (the midgame knobs of ``_core._set_mid_tuning`` and the
-    endgame ones of ``_core._set_tuning``). Returns an error text, or None."""
+    comma-separated list of ``name=value`` (see ``_core._set_tuning``). Returns an error text, or
+    None."""
     from othello_engine import _core
     for item in text.split(","):
         name, _, value = item.strip().partition("=")
         if not name:
             continue
         try:
-            number = int(value)
+            _core._set_tuning(name, int(value))
         except ValueError:
-            return f"OTHELLO_ENGINE_TUNE: cannot set {item.strip()!r}"
-        for setter in (_core._set_mid_tuning, _core._set_tuning):
-            try:
-                setter(name, number)
-                break
-            except ValueError:
-                continue
-        else:
             return f"OTHELLO_ENGINE_TUNE: cannot set {item.strip()!r}"
     return None
 
