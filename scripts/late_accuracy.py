@@ -15,6 +15,7 @@ matches between this engine and its release.
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import sys
 from typing import Iterator
@@ -25,7 +26,9 @@ from othello_engine.engine import Engine, Limit
 from othello_engine.ggf import parse_ggf_games
 from othello_engine.train.records import open_text
 
-DEFAULT_SET = "training/late18_23.txt.gz"
+DEFAULT_SET = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "training",
+                           "late18_23.txt.gz")
+"""The shipped set, found from the script's own place (not the working directory)."""
 
 
 def sign(x: int) -> int:
@@ -110,13 +113,34 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if args.step == "make":
         fewest, _, most = args.empties.partition("-")
-        n = make(args.games, args.out, int(fewest), int(most or fewest), args.count, args.seed)
+        try:
+            n = make(args.games, args.out, int(fewest), int(most or fewest), args.count, args.seed)
+        except OSError as exc:
+            print(f"late_accuracy: {exc.filename or args.games}: {exc.strerror or exc}",
+                  file=sys.stderr)
+            return 2
+        except ValueError:
+            print(f"late_accuracy: --empties {args.empties} or {args.games}: cannot be read",
+                  file=sys.stderr)
+            return 2
         print(f"{n} positions written to {args.out}")
         return 0
     for item in args.tune:
         name, _, value = item.partition("=")
-        _core._set_tuning(name, int(value))
-    n, loss, changed = run(args.set, args.time, args.hash)
+        try:
+            _core._set_tuning(name, int(value))
+        except ValueError:
+            print(f"late_accuracy: --tune {item}: not a knob name and a whole number", file=sys.stderr)
+            return 2
+    try:
+        n, loss, changed = run(args.set, args.time, args.hash)
+    except OSError as exc:
+        print(f"late_accuracy: {args.set}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    except (ValueError, KeyError):
+        print(f"late_accuracy: {args.set}: not a set of positions with their moves' values",
+              file=sys.stderr)
+        return 2
     print(f"{n} positions at {args.time:g} s a move{''.join('; ' + t for t in args.tune)}: "
           f"mean loss {loss:.3f} discs, {changed} results changed")
     return 0

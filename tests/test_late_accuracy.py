@@ -47,3 +47,22 @@ def test_move_values_are_exact_and_the_loss_is_reported(tmp_path: Path) -> None:
     ran = subprocess.run([sys.executable, "-P", str(SCRIPT), "run", str(out), "--time", "1"],
                          check=True, cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert "mean loss 0.000 discs, 0 results changed" in ran.stdout
+
+
+def test_the_shipped_set_is_found_from_anywhere_and_bad_input_gets_one_line(tmp_path: Path) -> None:
+    """`run` without a set reads the repository's set whatever the working directory; a missing
+    file or an unknown knob is one line on standard error and exit status 2, no traceback."""
+    ran = subprocess.run([sys.executable, "-P", str(SCRIPT), "run", "--time", "0.001",
+                          "--hash", "1"], cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout.startswith("800 positions at 0.001 s a move: mean loss ")
+    for args, where in ((["run", str(tmp_path / "none.txt")], "none.txt"),
+                        (["run", "--tune", "no_such_knob=1"], "--tune no_such_knob=1"),
+                        (["make", str(tmp_path / "none.ggf"), str(tmp_path / "o.txt")], "none.ggf")):
+        bad = subprocess.run([sys.executable, "-P", str(SCRIPT), *args], cwd=tmp_path,
+                             capture_output=True, text=True, timeout=300)
+        assert bad.returncode == 2
+        assert bad.stdout == ""
+        assert len(bad.stderr.splitlines()) == 1 and where in bad.stderr, bad.stderr
+        assert "Traceback" not in bad.stderr
+    assert not (tmp_path / "o.txt").exists()
