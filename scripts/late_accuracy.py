@@ -10,6 +10,7 @@ matches between this engine and its release.
 
     python scripts/late_accuracy.py make games.ggf late.txt --empties 18-23 --count 400
     python scripts/late_accuracy.py run training/late18_23.txt.gz --time 0.1 [--tune mid_solve=0]
+    python scripts/late_accuracy.py run --by-empties      # the shipped set, a line per empties
 """
 
 from __future__ import annotations
@@ -82,16 +83,26 @@ def positions(path: str) -> Iterator[tuple[Board, dict[int, int]]]:
             yield Board.from_cells(cells, side), {int(m): int(v) for m, v in (x.split(":") for x in moves)}
 
 
-def run(path: str, seconds: float, hash_mb: int) -> tuple[int, float, int]:
-    """(positions, mean disc loss of the engine's moves, result changes) at seconds a move."""
+def run(path: str, seconds: float, hash_mb: int,
+        by_empties: dict[int, list[int]] | None = None) -> tuple[int, float, int]:
+    """(positions, mean disc loss of the engine's moves, result changes) at seconds a move;
+    by_empties, if given, gets [positions, discs lost, results changed, searches that ended
+    exact] for each number of empties."""
     engine = Engine(hash_mb=hash_mb)
     n = lost = changed = 0
     for board, values in positions(path):
         best = max(values.values())
-        got = values[engine.search(board, Limit(time=seconds)).best_move]
+        result = engine.search(board, Limit(time=seconds))
+        got = values[result.best_move]
         n += 1
         lost += best - got
         changed += sign(got) < sign(best)
+        if by_empties is not None:
+            row = by_empties.setdefault(board.empties, [0, 0, 0, 0])
+            row[0] += 1
+            row[1] += best - got
+            row[2] += sign(got) < sign(best)
+            row[3] += result.exact
     return n, lost / max(1, n), changed
 
 
@@ -108,6 +119,8 @@ def main(argv: list[str] | None = None) -> int:
     rn.add_argument("set", nargs="?", default=DEFAULT_SET)
     rn.add_argument("--time", type=float, default=0.1, help="seconds a move (default 0.1)")
     rn.add_argument("--hash", type=int, default=16, help="table MiB (default 16)")
+    rn.add_argument("--by-empties", action="store_true",
+                    help="also a line for each number of empties (with the searches that ended exact)")
     rn.add_argument("--tune", action="append", default=[], metavar="NAME=VALUE",
                     help="experiments: set a search tuning knob (_core._set_tuning)")
     args = ap.parse_args(argv)
@@ -132,8 +145,9 @@ def main(argv: list[str] | None = None) -> int:
         except ValueError:
             print(f"late_accuracy: --tune {item}: not a knob name and a whole number", file=sys.stderr)
             return 2
+    rows: dict[int, list[int]] | None = {} if args.by_empties else None
     try:
-        n, loss, changed = run(args.set, args.time, args.hash)
+        n, loss, changed = run(args.set, args.time, args.hash, rows)
     except OSError as exc:
         print(f"late_accuracy: {args.set}: {exc.strerror or exc}", file=sys.stderr)
         return 2
@@ -143,6 +157,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     print(f"{n} positions at {args.time:g} s a move{''.join('; ' + t for t in args.tune)}: "
           f"mean loss {loss:.3f} discs, {changed} results changed")
+    for empties, (count, discs, flips, exact) in sorted((rows or {}).items()):
+        print(f"{empties} empties: {count} positions, mean loss {discs / count:.3f} discs, "
+              f"{flips} results changed, {exact} exact")
     return 0
 
 

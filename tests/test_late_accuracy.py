@@ -44,9 +44,20 @@ def test_move_values_are_exact_and_the_loss_is_reported(tmp_path: Path) -> None:
                          r"changed\n", ran.stdout)
     assert found, ran.stdout
     # with a whole second for 8-9 empties the engine solves: its moves lose nothing
-    ran = subprocess.run([sys.executable, "-P", str(SCRIPT), "run", str(out), "--time", "1"],
+    ran = subprocess.run([sys.executable, "-P", str(SCRIPT), "run", str(out), "--time", "1",
+                          "--by-empties"],
                          check=True, cwd=tmp_path, capture_output=True, text=True, timeout=300)
-    assert "mean loss 0.000 discs, 0 results changed" in ran.stdout
+    head, *rows = ran.stdout.splitlines()
+    assert "mean loss 0.000 discs, 0 results changed" in head
+    # a line for each number of empties, the positions adding up, every search exact
+    counts = {}
+    for row in rows:
+        found = re.fullmatch(r"(\d+) empties: (\d) positions, mean loss 0.000 discs, 0 results "
+                             r"changed, (\d) exact", row)
+        assert found, row
+        assert found.group(2) == found.group(3)
+        counts[int(found.group(1))] = int(found.group(2))
+    assert set(counts) <= {8, 9} and sum(counts.values()) == 3
 
 
 def test_the_shipped_set_is_found_from_anywhere_and_bad_input_gets_one_line(tmp_path: Path) -> None:

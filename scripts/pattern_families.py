@@ -1,0 +1,166 @@
+"""Would more pattern families lower the evaluation's error? An offline fit of one phase.
+
+Fits one phase of the pattern evaluation (its positions, widened by 2 empties each side, as
+`othello-train fit` does) with the shipped families alone and with candidate families added, and
+prints for each variant the mean absolute error on the held-out games (against the same blended
+targets; the shipped layout's figure is the one `othello-train fit` prints for that phase) and on
+exact test sets (by default the committed ``training/test20*.txt.gz``, which are
+phase 5's). Nothing in the engine changes: the candidates' indices are computed here, square by
+square, from each family's base squares and its images under the board's eight symmetries, with
+the entries a symmetry maps onto each other tied as the fit ties the shipped ones.
+
+    python scripts/pattern_families.py wthor.pos r2.pos ... --phase 5 --variants base,tri,tri+cross
+
+Candidates (base squares; row 1 is a1..h1): ``edgein`` row 1 and c2, f2; ``tri`` a1..d1, a2..c2,
+a3, b3, a4; ``cblock`` a1, c1..f1, h1, c2..f2; ``cross`` a1, b1, a2..c2, b3..d3, c4, d4;
+``corner8`` a1..d1, a2..d2. Needs numpy (``pip install -e '.[train]'``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import os
+import sys
+import time
+
+from othello_engine import _core
+from othello_engine.train import fitting
+from othello_engine.train.records import read_positions
+
+CANDIDATES = {
+    "edgein": (0, 1, 2, 3, 4, 5, 6, 7, 10, 13),
+    "tri": (0, 1, 2, 3, 8, 9, 10, 16, 17, 24),
+    "cblock": (0, 2, 3, 4, 5, 7, 10, 11, 12, 13),
+    "cross": (0, 1, 8, 9, 10, 17, 18, 19, 26, 27),
+    "corner8": (0, 1, 2, 3, 8, 9, 10, 11),
+}
+HERE = os.path.dirname(os.path.abspath(__file__))
+DEFAULT_TESTS = os.path.join(HERE, os.pardir, "training", "test20*.txt.gz")
+
+
+def family(squares: tuple[int, ...]):
+    """(instances, table size, canonical entry of every index): the instances are the distinct
+    images of the base squares, each read in the base order; an index maps to the smallest index
+    of the same contents under the symmetries that map the base group onto itself."""
+    import numpy as np
+    squares = tuple(sorted(squares))
+    instances, seen = [], set()
+    for k in range(8):
+        image = [_core.symmetry(1 << s, k).bit_length() - 1 for s in squares]
+        if frozenset(image) not in seen:
+            seen.add(frozenset(image))
+            instances.append(image)
+    n = len(squares)
+    index = np.arange(3 ** n, dtype=np.int64)
+    digits = (index[:, None] // (3 ** np.arange(n))) % 3
+    canon = index.copy()
+    for k in range(1, 8):
+        image = [_core.symmetry(1 << s, k).bit_length() - 1 for s in squares]
+        if sorted(image) == list(squares):
+            place = [squares.index(t) for t in image]
+            canon = np.minimum(canon, (digits * (3 ** np.array(place))).sum(axis=1))
+    return instances, 3 ** n, canon
+
+
+def family_indices(P, O, instances):
+    """n x instances: each instance's base-3 index (0 empty, 1 the side to move, 2 the other)."""
+    import numpy as np
+    cols = []
+    for image in instances:
+        v = np.zeros(len(P), dtype=np.int64)
+        for i, s in enumerate(image):
+            bit = np.uint64(s)
+            digit = ((P >> bit) & np.uint64(1)).astype(np.int64) + 2 * ((O >> bit) & np.uint64(1)).astype(np.int64)
+            v += digit * 3 ** i
+        cols.append(v)
+    return np.stack(cols, axis=1)
+
+
+def features(P, O, names: list[str]):
+    """(indices, scalars, canonical map, table entries) of the shipped layout plus the named
+    candidates, their tables after the shipped ones, the scalar terms last."""
+    import numpy as np
+    idx, sc = fitting.positions_features(P, O)
+    n_tab = _core.PATTERN_SCALAR_OFFSET
+    canon = fitting.canonical_map()
+    cols, maps, offset = [idx.astype(np.int64)], [canon[:n_tab]], n_tab
+    for name in names:
+        instances, size, fam_canon = family(CANDIDATES[name])
+        cols.append(family_indices(P, O, instances) + offset)
+        maps.append(fam_canon + offset)
+        offset += size
+    maps.append(offset + np.arange(sc.shape[1]))
+    return np.concatenate(cols, axis=1), sc, np.concatenate(maps), offset
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("positions", nargs="+", help="labelled positions (othello-train label)")
+    ap.add_argument("--phase", type=int, default=5, help="the phase fitted (default 5: 20-23 empties)")
+    ap.add_argument("--variants", default="base," + ",".join(CANDIDATES),
+                    help="comma-separated; each is base or candidates joined by + (default: each alone)")
+    ap.add_argument("--tests", default=DEFAULT_TESTS, help="exact test sets (a glob)")
+    ap.add_argument("--blend", type=float, default=0.5, help="weight of the search score (default 0.5)")
+    ap.add_argument("--ridge", type=float, default=5.0)
+    ap.add_argument("--iterations", type=int, default=60)
+    args = ap.parse_args(argv)
+    variants = [[n for n in v.split("+") if n != "base"] for v in args.variants.split(",")]
+    unknown = sorted({n for v in variants for n in v} - set(CANDIDATES))
+    if unknown:
+        print(f"pattern_families: unknown candidate {unknown[0]!r} (known: {', '.join(CANDIDATES)})",
+              file=sys.stderr)
+        return 2
+    try:
+        import numpy as np
+    except ImportError:
+        print("pattern_families: needs numpy (pip install -e '.[train]')", file=sys.stderr)
+        return 2
+    try:
+        parts = [read_positions(p) for p in args.positions]
+        tests = {os.path.basename(p).split(".")[0]: read_positions(p)
+                 for p in sorted(glob.glob(args.tests))}
+    except OSError as exc:
+        print(f"pattern_families: {exc.filename}: {exc.strerror or 'cannot be read'}", file=sys.stderr)
+        return 2
+    except ValueError as exc:
+        print(f"pattern_families: {exc}", file=sys.stderr)
+        return 2
+    P = np.concatenate([x[0] for x in parts])
+    O = np.concatenate([x[1] for x in parts])
+    result = np.concatenate([x[2] for x in parts]).astype(float)
+    score = np.concatenate([x[3] for x in parts])
+    empties = np.concatenate([x[4] for x in parts])
+    target = np.where(np.isnan(score), result, args.blend * score + (1 - args.blend) * result)
+    lo, hi = 4 * args.phase, 4 * args.phase + 3
+    held = (np.arange(len(P)) // 61) % 20 == 0      # about one game in 20, as `fit` holds them out
+    train = ~held & (empties >= lo - 2) & (empties <= hi + 2)
+    test = held & (empties >= lo) & (empties <= hi)
+    if not train.any() or not test.any():
+        print(f"pattern_families: no positions of phase {args.phase} to fit or to test", file=sys.stderr)
+        return 2
+    keep = train | test
+    P, O, target, train, test = P[keep], O[keep], target[keep], train[keep], test[keep]
+    print(f"phase {args.phase} ({lo}-{hi} empties): {int(train.sum())} positions fitted, "
+          f"{int(test.sum())} held out; exact sets: {', '.join(tests) or 'none'}")
+    for names in variants:
+        start = time.time()
+        idx, sc, canon, n_tab = features(P, O, names)
+        w = fitting.fit_phase(idx[train], sc[train], target[train], canon, args.ridge,
+                              args.iterations, n_tab)
+        w = np.clip(np.round(w * 100), -32000, 32000).astype(np.int64)   # centi-discs, as stored
+
+        def predict(ix, s):
+            return np.clip((w[ix].sum(axis=1) + (s * w[n_tab:]).sum(axis=1)) / 100.0, -63, 63)
+
+        errors = [f"held-out {np.abs(predict(idx[test], sc[test]) - target[test]).mean():.3f}"]
+        for name, (tP, tO, tres, _, _) in tests.items():
+            tidx, tsc, _, _ = features(tP, tO, names)
+            errors.append(f"{name} {np.abs(predict(tidx, tsc) - tres).mean():.2f}")
+        label = "+".join(names) or "base"
+        print(f"{label:28s} {' '.join(errors)}  ({time.time() - start:.0f} s)", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
