@@ -60,7 +60,7 @@ cdef int mid_search(SearchState* st, board_t P, board_t O, int depth, int alpha,
     each move are computed again when it is searched instead of being kept."""
     cdef board_t moves, mO, f, om
     cdef u64 key
-    cdef int i, j, k, cnt, sq, v, best, bestmove, a0, tmove, ds, end, m, n
+    cdef int i, j, k, cnt, sq, v, best, bestmove, a0, tmove, ds, end, m, n, cn, lo, hi
     cdef int sqs_stack[40]
     cdef int vals_stack[40]
     cdef int* sqs
@@ -70,17 +70,31 @@ cdef int mid_search(SearchState* st, board_t P, board_t O, int depth, int alpha,
     cdef TTEntry* e
     cdef TTEntry hit
     if board_t is u64:
-        if MID_SOLVE_N > 0 and st.contempt == 0:
+        if MID_SOLVE_N > 0 and -100 <= st.contempt <= 100:
             n = oe_popcount(st.mask & ~(P | O))
             if n <= MID_SOLVE_N and n <= depth + MID_SOLVE_AHEAD:
                 # few empties and nearly as many plies left: the exact score costs little more
-                # than the search would, and no evaluation can be wrong about it. The window in
-                # discs holds the one in centi-discs (alpha rounded down, beta up), so a score
-                # outside it is a bound on the same side of (alpha, beta). (A proven draw is
-                # worth the contempt, which the solver does not know: not with contempt.) The
-                # solver polls, counts the node and keeps the line itself.
-                v = eg_search(st, P, O, max(-100, floor100(alpha)), min(100, -floor100(-beta)), ply, pv)
-                return v * 100
+                # than the search would, and no evaluation can be wrong about it. The solver
+                # counts discs: d discs are 100 * d centi-discs, a draw is the contempt (cn,
+                # this node's side's), which keeps the order of the results while |cn| <= 100
+                # (so the solver's best play is the best play here too). Its window is the
+                # widest one in discs whose ends map at or outside (alpha, beta): alpha rounded
+                # down, beta up, then moved by one when the draw's worth lies on the other side,
+                # so that a score outside the window is a bound on the same side of (alpha,
+                # beta). The solver polls, counts the node and keeps the line itself.
+                cn = st.contempt if (ply & 1) == 0 else -st.contempt
+                lo = floor100(alpha)
+                if lo == 0 and cn > alpha:
+                    lo = -1
+                elif lo == -1 and cn <= alpha:
+                    lo = 0
+                hi = -floor100(-beta)
+                if hi == 0 and cn < beta:
+                    hi = 1
+                elif hi == 1 and cn >= beta:
+                    hi = 0
+                v = eg_search(st, P, O, max(-100, lo), min(100, hi), ply, pv)
+                return cn if v == 0 else v * 100
     if st.nodes >= st.check_at and poll(st):
         return 0
     st.nodes += 1

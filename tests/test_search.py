@@ -209,6 +209,28 @@ def test_the_midgame_search_solves_its_nodes_of_few_empties_exactly() -> None:
     assert sum(a != b for a, b in zip(evaluated, exact)) > len(boards) // 2
 
 
+def test_the_midgame_solves_score_a_draw_as_the_contempt() -> None:
+    """With a contempt of at most 100 centi-discs (NBoard's draws to Black, to White or to
+    neither) the midgame search still solves its nodes of few empties: one ply short of the end,
+    a position whose exact result is a draw scores the contempt, any other its disc difference,
+    through windows whose ends the draw's worth moves (37 and -1 fall between whole discs, 100 and
+    -100 on them). Draws are a good share of the positions tested."""
+    from othello_engine import weights
+    assert weights.ensure_loaded()
+    boards = random_endgames(400, 7, 11, seed=91)
+    exact = [Engine(hash_mb=1).search(b, Limit(exact=True)).score for b in boards]
+    draws = [b for b, e in zip(boards, exact) if e == 0]
+    others = [(b, e) for b, e in zip(boards, exact) if e != 0][:24]
+    assert len(draws) >= 6
+    for contempt in (100, 37, -1, -100):
+        for b, e in [(b, 0) for b in draws] + others:
+            s = _core.Search(1)
+            lines, depth, _, done = s.run(b.player, b.opponent, _core.FULL_MASK, b.empties - 1,
+                                          solve_lead=0, pattern=True, contempt=contempt)
+            assert depth == b.empties - 1 and not done
+            assert lines[0][1] == (contempt if e == 0 else e), (contempt, b.cells(), e)
+
+
 def test_the_solve_windows_give_the_exact_score_however_they_step() -> None:
     """A solve's first window is centred on the midgame estimate; when it fails, the next windows
     test one score each (up to a number of steps, the core's eg_steps) before opening on that
