@@ -55,9 +55,9 @@ cdef int MPC_T = 100
 # Exact solves inside the midgame search (8x8 frame; a contempt of at most 100 centi-discs, which
 # keeps the order of the results: NBoard's draws to Black, White or neither): a node of at most
 # MID_SOLVE_N empties that has at most MID_SOLVE_AHEAD empties more than its plies left is solved
-# by the endgame solver instead of being searched to a depth and evaluated (0: never). At 0.1 s a move on
-# 800 positions of 18-23 empties, the mean loss of the moves played against their exact values
-# went from 0.56-0.58 discs to 0.25 with 12 and 4 (2026-11-28, benchmarks.md).
+# by the endgame solver instead of being searched to a depth and evaluated (0: never). At 0.1 s
+# a move on 800 positions of 18-23 empties, the mean loss of the moves played against their exact
+# values went from 0.56-0.58 discs to 0.25 with 12 and 4 (2026-11-28, benchmarks.md).
 cdef int MID_SOLVE_N = 12
 cdef int MID_SOLVE_AHEAD = 4
 cdef double MPC_A = 530.7

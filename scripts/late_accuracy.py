@@ -94,14 +94,15 @@ def run(path: str, seconds: float, hash_mb: int,
         best = max(values.values())
         result = engine.search(board, Limit(time=seconds))
         got = values[result.best_move]
+        flip = sign(got) < sign(best)
         n += 1
         lost += best - got
-        changed += sign(got) < sign(best)
+        changed += flip
         if by_empties is not None:
             row = by_empties.setdefault(board.empties, [0, 0, 0, 0])
             row[0] += 1
             row[1] += best - got
-            row[2] += sign(got) < sign(best)
+            row[2] += flip
             row[3] += result.exact
     return n, lost / max(1, n), changed
 

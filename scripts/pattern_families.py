@@ -42,8 +42,8 @@ DEFAULT_TESTS = os.path.join(HERE, os.pardir, "training", "test20*.txt.gz")
 def family(squares: tuple[int, ...]):
     """(instances, table size, canonical entry of every index): the instances are the distinct
     images of the base squares, each read in the base order; an index maps to the smallest index
-    of the same contents under the symmetries that map the base group onto itself."""
-    import numpy as np
+    of the same contents under the symmetries that map the base group onto itself (as the fit ties
+    the shipped families' entries)."""
     squares = tuple(sorted(squares))
     instances, seen = [], set()
     for k in range(8):
@@ -51,16 +51,7 @@ def family(squares: tuple[int, ...]):
         if frozenset(image) not in seen:
             seen.add(frozenset(image))
             instances.append(image)
-    n = len(squares)
-    index = np.arange(3 ** n, dtype=np.int64)
-    digits = (index[:, None] // (3 ** np.arange(n))) % 3
-    canon = index.copy()
-    for k in range(1, 8):
-        image = [_core.symmetry(1 << s, k).bit_length() - 1 for s in squares]
-        if sorted(image) == list(squares):
-            place = [squares.index(t) for t in image]
-            canon = np.minimum(canon, (digits * (3 ** np.array(place))).sum(axis=1))
-    return instances, 3 ** n, canon
+    return instances, 3 ** len(squares), fitting.tied_indices(squares)
 
 
 def family_indices(P, O, instances):

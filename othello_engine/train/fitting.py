@@ -25,23 +25,29 @@ def canonical_map():
     canon = np.arange(total + len(_core.PATTERN_SCALARS), dtype=np.int64)
     offset = 0
     for base in FAMILY_BASES:
-        squares = [s for s in range(64) if base >> s & 1]
-        n = len(squares)
-        size = 3 ** n
-        idx = np.arange(size, dtype=np.int64)
-        digits = (idx[:, None] // (3 ** np.arange(n))) % 3
-        best = idx.copy()
-        for k in range(1, 8):
-            image = [_core.symmetry(1 << s, k).bit_length() - 1 for s in squares]
-            if sorted(image) != squares:
-                continue
-            # digit i moves to the position of square image[i] in the base order
-            pos = [squares.index(t) for t in image]
-            other = (digits * (3 ** np.array(pos))).sum(axis=1)
-            best = np.minimum(best, other)
-        canon[offset:offset + size] = offset + best
-        offset += size
+        tied = tied_indices([s for s in range(64) if base >> s & 1])
+        canon[offset:offset + len(tied)] = offset + tied
+        offset += len(tied)
     return canon
+
+
+def tied_indices(squares):
+    """For every index of a group of squares (base 3 over the squares in ascending order), the
+    smallest index of the same contents under the symmetries that map the group onto itself."""
+    import numpy as np
+    squares = sorted(squares)
+    n = len(squares)
+    idx = np.arange(3 ** n, dtype=np.int64)
+    digits = (idx[:, None] // (3 ** np.arange(n))) % 3
+    best = idx.copy()
+    for k in range(1, 8):
+        image = [_core.symmetry(1 << s, k).bit_length() - 1 for s in squares]
+        if sorted(image) != squares:
+            continue
+        # digit i moves to the position of square image[i] in the base order
+        pos = [squares.index(t) for t in image]
+        best = np.minimum(best, (digits * (3 ** np.array(pos))).sum(axis=1))
+    return best
 
 
 def positions_features(P, O):
