@@ -51,7 +51,7 @@ from __future__ import annotations
 
 import operator
 import re
-from typing import Final, Iterator, Optional
+from typing import Final, Iterator, Optional, Protocol
 
 from othello_engine import _core
 
@@ -582,6 +582,25 @@ class Board:
 _FEN_RUN = re.compile(r".", re.S)
 _FEN_RUN_WIDE = re.compile(r"[0-9]+|.", re.S)
 _FEN_STRAY = re.compile(r"[^0-9xXoO]")
+
+
+class _Chooser(Protocol):
+    def choice(self, seq: list[Square]) -> Square: ...
+
+
+def random_moves(board: Board, plies: int, rng: _Chooser) -> list[Square]:
+    """Play up to ``plies`` moves on ``board``, each chosen by ``rng.choice`` among the legal ones
+    (a ``random.Random``), stopping early where the side to move has none (no pass is made);
+    returns the moves played. The random lines of the scripts and tests (openings, positions)."""
+    played: list[Square] = []
+    for _ in range(plies):
+        legal = board.legal_moves()
+        if not legal:
+            break
+        move = rng.choice(legal)
+        board.push(move)
+        played.append(move)
+    return played
 
 
 def _read_cells(cells: str, what: str, first: str, second: str) -> tuple[int, Bitboard, Bitboard]:

@@ -26,7 +26,7 @@ import time
 from othello_engine import analysis, cluster, match
 from othello_engine.analysis import remote as analysis_remote
 from othello_engine.client import Limit
-from othello_engine.board import Board, square_name
+from othello_engine.board import Board, random_moves, square_name
 from othello_engine.cli import match as match_cli
 
 
@@ -38,15 +38,8 @@ def random_lines(count: int, seed: int = 1) -> list[str]:
     rng = random.Random(seed)
     lines = []
     for _ in range(count):
-        board, moves = Board(), []
-        for _ in range(rng.randint(1, 50)):
-            legal = board.legal_moves()
-            if not legal:
-                break
-            move = rng.choice(legal)
-            board.push(move)
-            moves.append(square_name(move))
-        lines.append("".join(moves) + "\n")
+        moves = random_moves(Board(), rng.randint(1, 50), rng)
+        lines.append("".join(square_name(move) for move in moves) + "\n")
     return lines
 
 

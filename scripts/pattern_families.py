@@ -25,6 +25,7 @@ import sys
 import time
 
 from othello_engine import _core
+from othello_engine.textnum import ascii_float
 from othello_engine.train import fitting
 from othello_engine.train.records import read_positions
 
@@ -95,11 +96,19 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--blend", type=float, default=0.5, help="weight of the search score (default 0.5)")
     ap.add_argument("--ridge", type=float, default=5.0)
     ap.add_argument("--iterations", type=int, default=60)
+    ap.add_argument("--huber", default="0", metavar="K[,K...]",
+                    help="Huber's loss with these knees in discs, each variant fitted with each "
+                         "(0: least squares, the default)")
     args = ap.parse_args(argv)
     variants = [[n for n in v.split("+") if n != "base"] for v in args.variants.split(",")]
     unknown = sorted({n for v in variants for n in v} - set(CANDIDATES))
     if unknown:
         print(f"pattern_families: unknown candidate {unknown[0]!r} (known: {', '.join(CANDIDATES)})",
+              file=sys.stderr)
+        return 2
+    knees = [ascii_float(k) for k in args.huber.split(",")]
+    if any(k is None or k < 0 for k in knees):
+        print(f"pattern_families: --huber takes knees of 0 or more discs, not {args.huber!r}",
               file=sys.stderr)
         return 2
     try:
@@ -122,9 +131,9 @@ def main(argv: list[str] | None = None) -> int:
     result = np.concatenate([x[2] for x in parts]).astype(float)
     score = np.concatenate([x[3] for x in parts])
     empties = np.concatenate([x[4] for x in parts])
-    target = np.where(np.isnan(score), result, args.blend * score + (1 - args.blend) * result)
+    target = fitting.blended_targets(result, score, args.blend)
     lo, hi = 4 * args.phase, 4 * args.phase + 3
-    held = (np.arange(len(P)) // 61) % 20 == 0      # about one game in 20, as `fit` holds them out
+    held = fitting.held_out(len(P), fitting.FitSettings.holdout)     # as `fit` holds them out
     train = ~held & (empties >= lo - 2) & (empties <= hi + 2)
     test = held & (empties >= lo) & (empties <= hi)
     if not train.any() or not test.any():
@@ -134,11 +143,11 @@ def main(argv: list[str] | None = None) -> int:
     P, O, target, train, test = P[keep], O[keep], target[keep], train[keep], test[keep]
     print(f"phase {args.phase} ({lo}-{hi} empties): {int(train.sum())} positions fitted, "
           f"{int(test.sum())} held out; exact sets: {', '.join(tests) or 'none'}")
-    for names in variants:
+    for names, huber in ((n, h) for n in variants for h in knees):
         start = time.time()
         idx, sc, canon, n_tab = features(P, O, names)
         w = fitting.fit_phase(idx[train], sc[train], target[train], canon, args.ridge,
-                              args.iterations, n_tab)
+                              args.iterations, n_tab, huber)
         w = np.clip(np.round(w * 100), -32000, 32000).astype(np.int64)   # centi-discs, as stored
 
         def predict(ix, s):
@@ -148,7 +157,7 @@ def main(argv: list[str] | None = None) -> int:
         for name, (tP, tO, tres, _, _) in tests.items():
             tidx, tsc, _, _ = features(tP, tO, names)
             errors.append(f"{name} {np.abs(predict(tidx, tsc) - tres).mean():.2f}")
-        label = "+".join(names) or "base"
+        label = ("+".join(names) or "base") + (f" huber {huber:g}" if huber else "")
         print(f"{label:28s} {' '.join(errors)}  ({time.time() - start:.0f} s)", flush=True)
     return 0
 

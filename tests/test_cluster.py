@@ -48,19 +48,12 @@ def positions_file(tmp_path: Path, count: int = 40) -> Path:
     """Move lines of random games (a fixed seed), one per line, and one bad line."""
     import random
 
-    from othello_engine.board import Board, square_name
+    from othello_engine.board import Board, random_moves, square_name
     rng = random.Random(17)
     lines = []
     for _ in range(count):
-        board, moves = Board(), []
-        for _ in range(rng.randint(1, 40)):
-            legal = board.legal_moves()
-            if not legal:
-                break
-            move = rng.choice(legal)
-            board.push(move)
-            moves.append(square_name(move))
-        lines.append("".join(moves))
+        moves = random_moves(Board(), rng.randint(1, 40), rng)
+        lines.append("".join(square_name(move) for move in moves))
     lines.insert(count // 2, "not a position")
     path = tmp_path / "positions.txt"
     path.write_text("\n".join(lines) + "\n")

@@ -195,3 +195,33 @@ def test_cli_refuses_a_bad_schedule(tmp_path) -> None:
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2 and "bad --depth '20:8,10:4,2'" in proc.stderr, proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_huber_fit_resists_labels_far_off() -> None:
+    # a small linear model over three table lookups and one scalar, its labels exact but for one
+    # in eight, which is 40 discs off: the squared error follows those, Huber's loss much less
+    rng = np.random.default_rng(7)
+    n_tab, n = 60, 4000
+    true = rng.normal(0, 3, n_tab + 1)
+    idx = rng.integers(0, n_tab, size=(n, 3))
+    sc = rng.integers(-5, 6, size=(n, 1))
+    clean = true[idx].sum(axis=1) + sc[:, 0] * true[n_tab]
+    y = clean + np.where(rng.random(n) < 0.125, rng.choice([-40.0, 40.0], n), 0.0)
+    canon = np.arange(n_tab + 1)
+
+    def error(huber):
+        w = train.fit_phase(idx, sc, y, canon, 0.01, 200, n_tab, huber)
+        return float(np.abs(train.fitting.predict_raw(w, idx, sc, n_tab) - clean).mean())
+
+    least_squares, huber = error(0.0), error(2.0)
+    assert huber < 0.5 * least_squares, (huber, least_squares)
+    assert error(1e9) == pytest.approx(least_squares)      # a knee beyond every residual: the same fit
+
+
+def test_cli_refuses_a_bad_huber_knee(tmp_path) -> None:
+    for bad in ("-1", "x", "inf", "nan"):
+        proc = subprocess.run([sys.executable, "-m", "othello_engine.cli.train", "fit", "/nonexistent",
+                               "--out", str(tmp_path / "w.bin"), "--huber", bad, "-q"],
+                              capture_output=True, text=True, timeout=60)
+        assert proc.returncode == 2 and f"{bad!r}: expected a number of discs" in proc.stderr, proc.stderr
+        assert "Traceback" not in proc.stderr and not (tmp_path / "w.bin").exists()

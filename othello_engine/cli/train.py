@@ -10,7 +10,7 @@ from typing import Optional
 
 from othello_engine import train
 from othello_engine.cli.common import start_size_arg
-from othello_engine.textnum import ascii_int, int_arg
+from othello_engine.textnum import ascii_float, ascii_int, int_arg
 
 CLUSTER_HELP = ("run the work items on Ray: 'local', 'auto' or ray://HOST:PORT, on every CPU of the "
                 "cluster (--jobs is for local runs); the same file as a local run. Needs "
@@ -28,6 +28,14 @@ def _count(low: int, high: Optional[int] = None):
             raise argparse.ArgumentTypeError(f"{text!r}: expected a whole number {bound}")
         return value
     return parse
+
+
+def _knee(text: str) -> float:
+    """``--huber DISCS``: a finite number of discs, 0 or more."""
+    value = ascii_float(text)
+    if value is None or not 0 <= value < float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r}: expected a number of discs, 0 or more")
+    return value
 
 
 def _plies(text: str) -> tuple[int, int]:
@@ -92,6 +100,10 @@ def main(argv: Optional[list[str]] = None) -> int:
     ft.add_argument("--holdout", type=int, default=train.FitSettings.holdout,
                     help="hold out one game in N for the error report (0: none)")
     ft.add_argument("--phases", help="fit only phases FIRST-LAST (the others get zero weights)")
+    ft.add_argument("--huber", type=_knee, default=train.FitSettings.huber, metavar="DISCS",
+                    help="Huber's loss with this knee instead of the squared error: a label "
+                         "further off than DISCS pulls no harder than one that far (default 0: "
+                         "least squares)")
     ft.add_argument("--size", type=start_size_arg, default=8, help=SIZE_HELP)
     ft.add_argument("-q", "--quiet", action="store_true")
     ts = sub.add_parser("testset", help="solve positions of the games exactly (a test set)")
@@ -149,7 +161,8 @@ def main(argv: Optional[list[str]] = None) -> int:
                 phases = (int(first), int(last or first))
             blend = train.parse_schedule(args.blend, "--blend")
             fit_settings = train.FitSettings(ridge=args.ridge, iterations=args.iterations, blend=blend,
-                                             holdout=args.holdout, phases=phases, size=args.size)
+                                             holdout=args.holdout, phases=phases, size=args.size,
+                                             huber=args.huber)
             train.fit(args.positions, args.out, fit_settings, args.quiet)
         elif args.step == "testset":
             n = train.testset(args.games, args.out, args.empties, args.count, args.jobs, args.quiet,

@@ -76,10 +76,36 @@ def positions_features_n(P, O, size: int):
     return idx.reshape(n, k), sc.reshape(n, m)
 
 
-def fit_phase(idx, sc, y, canon, ridge: float, iterations: int, n_tab: Optional[int] = None):
+def fit_phase(idx, sc, y, canon, ridge: float, iterations: int, n_tab: Optional[int] = None,
+              huber: float = 0.0, rounds: int = 4):
     """Weights (floats, discs) of one phase minimising squared error plus ridge * count-scaled
     L2, by conjugate gradients on the normal equations over the tied (canonical) entries; n_tab
-    table entries come before the scalar terms (default: 8x8's)."""
+    table entries come before the scalar terms (default: 8x8's).
+
+    huber > 0: Huber's loss instead of the squared error (squared within huber discs of the
+    target, linear beyond, so that a far-off label pulls no harder than one huber discs off),
+    by iteratively reweighted least squares: after the plain fit, ``rounds`` more fits, each
+    position weighted min(1, huber / |residual of the fit before|), each started from the
+    last weights."""
+    import numpy as np
+    w = _fit_weighted(idx, sc, y, canon, ridge, iterations, n_tab, None, None)
+    for _ in range(rounds if huber > 0 else 0):
+        r = np.abs(predict_raw(w, canon[idx], sc, n_tab) - y)
+        sw = np.minimum(1.0, huber / np.maximum(r, 1e-9))
+        w = _fit_weighted(idx, sc, y, canon, ridge, iterations, n_tab, sw, w)
+    return w[canon]                     # untie: every entry gets its representative's weight
+
+
+def predict_raw(w, cidx, sc, n_tab: int):
+    """The evaluation (discs, unclamped) of positions by the weights w over their table entries
+    cidx (n x instances) and scalar features sc (n x scalars)."""
+    return w[cidx].sum(axis=1) + (sc * w[n_tab:n_tab + sc.shape[1]]).sum(axis=1)
+
+
+def _fit_weighted(idx, sc, y, canon, ridge: float, iterations: int, n_tab: Optional[int],
+                  sw, start):
+    """fit_phase's conjugate gradients with the positions weighted sw (None: all 1), from the
+    tied weights start (None: zero); returns the tied weights."""
     import numpy as np
     if n_tab is None:
         n_tab = _core.PATTERN_SCALAR_OFFSET
@@ -88,7 +114,11 @@ def fit_phase(idx, sc, y, canon, ridge: float, iterations: int, n_tab: Optional[
     # the scalar terms a column each; every sum below is numpy's own, never BLAS's: a BLAS dot
     # product adds in an order that depends on its thread count, and so would the weights
     scf = np.ascontiguousarray(sc.T, dtype=np.float64)
-    counts = np.bincount(cidx.ravel(), minlength=n_all).astype(np.float64)
+    if sw is None:
+        counts = np.bincount(cidx.ravel(), minlength=n_all).astype(np.float64)
+    else:
+        counts = np.bincount(cidx.ravel(), weights=np.repeat(sw, cidx.shape[1]),
+                             minlength=n_all)
     reg = ridge * np.ones(n_all)
     reg[n_tab:] = 1e-3
 
@@ -108,13 +138,13 @@ def fit_phase(idx, sc, y, canon, ridge: float, iterations: int, n_tab: Optional[
         return g
 
     def M(w):
-        return At(A(w)) + reg * w
+        return At(A(w) if sw is None else A(w) * sw) + reg * w
 
-    w = np.zeros(n_all)
-    b = At(y)
+    w = np.zeros(n_all) if start is None else start.copy()
+    b = At(y if sw is None else y * sw)
     r = b - M(w)
     diag = counts + reg
-    diag[n_tab:] = (scf ** 2).sum(axis=1) + reg[n_tab:]
+    diag[n_tab:] = ((scf ** 2).sum(axis=1) if sw is None else (scf ** 2 * sw).sum(axis=1)) + reg[n_tab:]
     z = r / diag
     p = z.copy()
     rz = dot(r, z)
@@ -129,7 +159,24 @@ def fit_phase(idx, sc, y, canon, ridge: float, iterations: int, n_tab: Optional[
             break
         p = z + (rz_new / rz) * p
         rz = rz_new
-    return w[canon]                     # untie: every entry gets its representative's weight
+    return w
+
+
+def blended_targets(result, score, blend):
+    """Each position's target: blend x its search score + (1 - blend) x its game's result, or the
+    result alone where it has no search score (NaN; from the solve point on the result is the
+    exact score). blend: a number, or one a position."""
+    import numpy as np
+    return np.where(np.isnan(score), result, blend * score + (1 - blend) * result)
+
+
+def held_out(n: int, holdout: int, block: int = 61):
+    """Which of n positions are held out of the fit: every holdout-th block of block positions
+    (a game's length at most, so about one game in holdout; 0: none)."""
+    import numpy as np
+    if not holdout:
+        return np.zeros(n, bool)
+    return (np.arange(n) // block) % holdout == 0
 
 
 @dataclass(frozen=True)
@@ -137,7 +184,8 @@ class FitSettings:
     """The ridge strength and conjugate-gradient iterations of every phase, the weight of the
     search score against the result (by empties), one game in ``holdout`` held out for the error
     report (0: none), the empties beyond a phase's own that it also trains on (``window``), and
-    the phases to fit (None: all; the others get zero weights)."""
+    the phases to fit (None: all; the others get zero weights); ``huber`` > 0: Huber's loss with
+    that knee in discs instead of the squared error (see fit_phase)."""
     ridge: float = 5.0
     iterations: int = 60
     blend: Schedule = Schedule((), 0.5)    # weight of the search score, by empties
@@ -145,6 +193,7 @@ class FitSettings:
     window: int = 2
     phases: Optional[tuple[int, int]] = None
     size: int = 8
+    huber: float = 0.0
 
 
 def fit(paths: Sequence[str], out_path: str, s: FitSettings, quiet: bool = False,
@@ -166,10 +215,8 @@ def fit(paths: Sequence[str], out_path: str, s: FitSettings, quiet: bool = False
     score = np.concatenate([x[3] for x in parts])
     empties = np.concatenate([x[4] for x in parts])
     blend = np.array([s.blend.at(e) for e in range(squares + 1)])[empties]
-    target = np.where(np.isnan(score), result, blend * score + (1 - blend) * result)
-    # held out: every holdout-th position block of a game's length (about one game in holdout)
-    block = 61 if size == 8 else squares - 3
-    held = (np.arange(len(P)) // block) % s.holdout == 0 if s.holdout else np.zeros(len(P), bool)
+    target = blended_targets(result, score, blend)
+    held = held_out(len(P), s.holdout, 61 if size == 8 else squares - 3)
     if size == 8:
         idx, sc = positions_features(P, O)
         canon = canonical_map()
@@ -199,7 +246,8 @@ def fit(paths: Sequence[str], out_path: str, s: FitSettings, quiet: bool = False
             if bar is not None:
                 bar.update(1)
             continue
-        w = fit_phase(idx[train], sc[train], target[train], canon, s.ridge, s.iterations, n_tab)
+        w = fit_phase(idx[train], sc[train], target[train], canon, s.ridge, s.iterations, n_tab,
+                      s.huber)
         out[phase] = np.clip(np.round(w * 100), -32000, 32000).astype(np.int16)
         if test.any():
             pred = (out[phase][idx[test]].astype(np.int64).sum(axis=1)
