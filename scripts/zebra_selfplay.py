@@ -144,9 +144,19 @@ def main(argv: list[str] | None = None) -> int:
         print(f"zebra_selfplay: a Zebra run failed ({type(exc).__name__}); run again to resume",
               file=sys.stderr)
         return 1
+    except KeyboardInterrupt:
+        print(f"zebra_selfplay: interrupted; the finished chunks are kept in {work}: run again to "
+              f"resume", file=sys.stderr)
+        return 130
     records, bad = [], 0
     for log in logs:
-        got, lost = game_records(Path(log).read_text(), args.exact)
+        try:
+            text = Path(log).read_text()
+        except OSError:
+            print(f"zebra_selfplay: {log} is missing: remove its .done file and run again",
+                  file=sys.stderr)
+            return 1
+        got, lost = game_records(text, args.exact)
         records += got
         bad += lost
     tmp = args.out + ".tmp"

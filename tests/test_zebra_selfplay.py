@@ -7,8 +7,10 @@ from __future__ import annotations
 import gzip
 import importlib.util
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -80,6 +82,24 @@ def test_refusals_are_one_line_without_a_traceback(tmp_path):
     assert done.returncode == 2 and "--games" in done.stderr
     for d in (done,):
         assert "Traceback" not in d.stderr and len(d.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "g.txt").exists()
+
+
+def test_an_interrupted_run_says_how_to_resume(tmp_path):
+    fake = tmp_path / "zebra"
+    fake.write_text("#!/bin/sh\nsleep 3\n")
+    fake.chmod(0o755)
+    (tmp_path / "coeffs2.bin").write_bytes(b"")
+    proc = subprocess.Popen([sys.executable, str(SCRIPT), str(tmp_path / "g.txt"), "--zebra", str(fake),
+                             "--games", "10", "--jobs", "1"], stderr=subprocess.PIPE, text=True)
+    started = tmp_path / "g.txt.work" / "chunk_000"      # made just before Zebra's first run
+    deadline = time.monotonic() + 60
+    while not started.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.2)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and "run again to resume" in err and "Traceback" not in err, err
     assert not (tmp_path / "g.txt").exists()
 
 
