@@ -23,6 +23,7 @@ import argparse
 import os
 import random
 import shutil
+import signal
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -91,11 +92,16 @@ def play_chunk(zebra: Path, data: Path, work: Path, index: int, depth: int, exac
         shutil.copyfile(data / "coeffs2.bin", coeffs)
     log.unlink(missing_ok=True)
     games = sum(1 for _ in open(work / f"{name}.txt"))
-    subprocess.run([str(zebra), "-l", str(depth), str(exact), str(exact), str(depth), str(exact),
-                    str(exact), "-b", "0", "-r", "0", "-seqfile", str(work / f"{name}.txt"),
-                    "-repeat", str(games), "-log", str(log)],
-                   cwd=folder, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                   stderr=subprocess.DEVNULL, check=True, timeout=24 * 3600)
+    try:
+        subprocess.run([str(zebra), "-l", str(depth), str(exact), str(exact), str(depth),
+                        str(exact), str(exact), "-b", "0", "-r", "0", "-seqfile",
+                        str(work / f"{name}.txt"), "-repeat", str(games), "-log", str(log)],
+                       cwd=folder, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL, check=True, timeout=24 * 3600)
+    except subprocess.CalledProcessError as exc:
+        if exc.returncode == -signal.SIGINT:
+            raise KeyboardInterrupt from None     # Ctrl-C reached Zebra first
+        raise
     (work / f"{name}.done").touch()
     return str(log)
 

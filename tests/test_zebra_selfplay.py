@@ -87,17 +87,18 @@ def test_refusals_are_one_line_without_a_traceback(tmp_path):
 
 def test_an_interrupted_run_says_how_to_resume(tmp_path):
     fake = tmp_path / "zebra"
-    fake.write_text("#!/bin/sh\nsleep 3\n")
+    fake.write_text("#!/bin/sh\nsleep 60\n")
     fake.chmod(0o755)
     (tmp_path / "coeffs2.bin").write_bytes(b"")
     proc = subprocess.Popen([sys.executable, str(SCRIPT), str(tmp_path / "g.txt"), "--zebra", str(fake),
-                             "--games", "10", "--jobs", "1"], stderr=subprocess.PIPE, text=True)
+                             "--games", "10", "--jobs", "1"], stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
     started = tmp_path / "g.txt.work" / "chunk_000"      # made just before Zebra's first run
     deadline = time.monotonic() + 60
     while not started.exists() and time.monotonic() < deadline:
         time.sleep(0.05)
     time.sleep(0.2)
-    proc.send_signal(signal.SIGINT)
+    os.killpg(proc.pid, signal.SIGINT)             # Ctrl-C: the script and its Zebra run
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130 and "run again to resume" in err and "Traceback" not in err, err
     assert not (tmp_path / "g.txt").exists()
