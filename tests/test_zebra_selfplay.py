@@ -92,7 +92,10 @@ def test_an_interrupted_run_says_how_to_resume(tmp_path):
     (tmp_path / "coeffs2.bin").write_bytes(b"")
     proc = subprocess.Popen([sys.executable, str(SCRIPT), str(tmp_path / "g.txt"), "--zebra", str(fake),
                              "--games", "10", "--jobs", "1"], stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
+                            start_new_session=True,
+                            # as from a terminal: a runner started in the background (nohup, CI)
+                            # may pass SIGINT on ignored, and the child would keep ignoring it
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     started = tmp_path / "g.txt.work" / "chunk_000"      # made just before Zebra's first run
     deadline = time.monotonic() + 60
     while not started.exists() and time.monotonic() < deadline:
