@@ -151,7 +151,7 @@ def main(argv: list[str] | None = None) -> int:
         w = np.clip(np.round(w * 100), -32000, 32000).astype(np.int64)   # centi-discs, as stored
 
         def predict(ix, s):
-            return np.clip((w[ix].sum(axis=1) + (s * w[n_tab:]).sum(axis=1)) / 100.0, -63, 63)
+            return np.clip(fitting.predict_raw(w, ix, s, n_tab) / 100.0, -63, 63)
 
         errors = [f"held-out {np.abs(predict(idx[test], sc[test]) - target[test]).mean():.3f}"]
         for name, (tP, tO, tres, _, _) in tests.items():

@@ -29,9 +29,8 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from othello_engine import _core
 from othello_engine.board import Board, random_moves, square_name
-from othello_engine.train.records import game_positions, parse_game
+from othello_engine.train.records import board_of, game_positions, parse_game
 
 CHUNK = 2000
 
@@ -68,13 +67,11 @@ def game_records(log_text: str, solve: int) -> tuple[list[str], int]:
         except ValueError:
             bad += 1
             continue
-        if _core.legal_moves(P, O) or _core.legal_moves(O, P):
+        final = board_of(P, O)        # the side to move as Black: sign turns it to Black's view
+        if not final.is_game_over():
             bad += 1                  # the log ends before the game does
             continue
-        p, o = bin(P).count("1"), bin(O).count("1")
-        empties = 64 - p - o
-        diff = p - o + (empties if p > o else -empties if o > p else 0)
-        records.append(f"{line} {diff * sign:+d} {solve}")
+        records.append(f"{line} {final.disc_difference() * sign:+d} {solve}")
     return records, bad
 
 

@@ -250,8 +250,7 @@ def fit(paths: Sequence[str], out_path: str, s: FitSettings, quiet: bool = False
                       s.huber)
         out[phase] = np.clip(np.round(w * 100), -32000, 32000).astype(np.int16)
         if test.any():
-            pred = (out[phase][idx[test]].astype(np.int64).sum(axis=1)
-                    + (sc[test] * out[phase][n_tab:]).sum(axis=1)) / 100.0
+            pred = predict_raw(out[phase].astype(np.int64), idx[test], sc[test], n_tab) / 100.0
             pred = np.clip(pred, -63, 63)
             errors[phase] = (int(test.sum()), float(np.abs(pred - target[test]).mean()),
                              float(np.abs(pred - result[test]).mean()),
