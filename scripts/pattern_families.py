@@ -11,6 +11,10 @@ the entries a symmetry maps onto each other tied as the fit ties the shipped one
 
     python scripts/pattern_families.py wthor.pos r2.pos ... --phase 5 --variants base,tri,tri+cross
 
+``--train-share 0.25,0.5,1`` fits each variant on those shares of the training games (whole blocks
+of 61 positions, chosen by a fixed seed; the held-out games stay the same): how the error falls
+with more data.
+
 Candidates (base squares; row 1 is a1..h1): ``edgein`` row 1 and c2, f2; ``tri`` a1..d1, a2..c2,
 a3, b3, a4; ``cblock`` a1, c1..f1, h1, c2..f2; ``cross`` a1, b1, a2..c2, b3..d3, c4, d4;
 ``corner8`` a1..d1, a2..d2. Needs numpy (``pip install -e '.[train]'``).
@@ -96,6 +100,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--blend", type=float, default=0.5, help="weight of the search score (default 0.5)")
     ap.add_argument("--ridge", type=float, default=5.0)
     ap.add_argument("--iterations", type=int, default=60)
+    ap.add_argument("--train-share", default="1", metavar="S[,S...]",
+                    help="the learning curve: fit on this share of the training games (blocks of "
+                         "61 positions, as held out), each variant with each share (default 1: all)")
     ap.add_argument("--huber", default="0", metavar="K[,K...]",
                     help="Huber's loss with these knees in discs, each variant fitted with each "
                          "(0: least squares, the default)")
@@ -110,6 +117,11 @@ def main(argv: list[str] | None = None) -> int:
     if any(k is None or k < 0 for k in knees):
         print(f"pattern_families: --huber takes knees of 0 or more discs, not {args.huber!r}",
               file=sys.stderr)
+        return 2
+    shares = [ascii_float(k) for k in args.train_share.split(",")]
+    if any(k is None or not 0 < k <= 1 for k in shares):
+        print(f"pattern_families: --train-share takes shares above 0 and at most 1, not "
+              f"{args.train_share!r}", file=sys.stderr)
         return 2
     try:
         import numpy as np
@@ -143,10 +155,13 @@ def main(argv: list[str] | None = None) -> int:
     P, O, target, train, test = P[keep], O[keep], target[keep], train[keep], test[keep]
     print(f"phase {args.phase} ({lo}-{hi} empties): {int(train.sum())} positions fitted, "
           f"{int(test.sum())} held out; exact sets: {', '.join(tests) or 'none'}")
-    for names, huber in ((n, h) for n in variants for h in knees):
+    block = np.flatnonzero(keep) // 61                  # the blocks held_out counts in
+    rank = np.random.default_rng(1).permutation(int(block.max()) + 1)[block] / (block.max() + 1)
+    for names, huber, share in ((n, h, s) for n in variants for h in knees for s in shares):
         start = time.time()
         idx, sc, canon, n_tab = features(P, O, names)
-        w = fitting.fit_phase(idx[train], sc[train], target[train], canon, args.ridge,
+        fitted = train & (rank < share)
+        w = fitting.fit_phase(idx[fitted], sc[fitted], target[fitted], canon, args.ridge,
                               args.iterations, n_tab, huber)
         w = np.clip(np.round(w * 100), -32000, 32000).astype(np.int64)   # centi-discs, as stored
 
@@ -157,7 +172,8 @@ def main(argv: list[str] | None = None) -> int:
         for name, (tP, tO, tres, _, _) in tests.items():
             tidx, tsc, _, _ = features(tP, tO, names)
             errors.append(f"{name} {np.abs(predict(tidx, tsc) - tres).mean():.2f}")
-        label = ("+".join(names) or "base") + (f" huber {huber:g}" if huber else "")
+        label = (("+".join(names) or "base") + (f" huber {huber:g}" if huber else "")
+                 + (f" share {share:g} ({int(fitted.sum())})" if share < 1 else ""))
         print(f"{label:28s} {' '.join(errors)}  ({time.time() - start:.0f} s)", flush=True)
     return 0
 

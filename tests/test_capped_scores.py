@@ -54,3 +54,21 @@ def test_every_depth_ends_with_a_move(fen: str) -> None:
             assert lines[-1] != "bestmove (none)"
     finally:
         e.close()
+
+
+# Black to move at 36 empties, about 58 discs ahead (a position of a WTHOR game of 2020): the
+# searches' windows lie near the evaluation's cap. Probcut used to stop at windows beyond +-60
+# discs, and the subtrees there were searched full width: depth 21 took over 300 s and depth 22
+# 5.6 G nodes, where an even position takes a few million.
+NEAR_THE_CAP = "x2x4/1xoxoo2/2oxoo2/1ooxoo2/ooxxxo2/1ooxoo2/3o4/8 x"
+
+
+def test_a_won_position_near_the_cap_searches_deep_quickly() -> None:
+    e = EngineProcess()
+    try:
+        e.ask("uci", lambda line: line == "uciok")
+        nodes, score = nodes_at_depth(e, NEAR_THE_CAP, 22)
+    finally:
+        e.close()
+    assert 5000 <= score < 6300, score
+    assert nodes < 50_000_000, nodes

@@ -51,12 +51,26 @@ def test_the_shipped_layout_is_fitted_as_the_pipeline_fits_it(tmp_path: Path) ->
         assert other, rows[name]
         assert other.group(1) != base.group(1)       # more families: another fit
 
+    # the learning curve: a share of the training games, and all of them as before
+    curve = run([sys.executable, "-P", str(SCRIPT), "p.txt", "--phase", "5", "--variants", "base",
+                 "--train-share", "0.5,1", "--tests", str(TEST_SET)], tmp_path)
+    assert curve.returncode == 0, curve.stderr
+    half, whole = curve.stdout.splitlines()[1:]
+    assert whole.rsplit("(", 1)[0] == rows["base"].rsplit("(", 1)[0]     # all but the seconds
+    fitted = int(re.search(r": (\d+) positions fitted", lines[0]).group(1))
+    share = re.match(r"base share 0.5 \((\d+)\)\s+held-out (\d+\.\d+) ", half)
+    assert share, half
+    assert 0.3 * fitted < int(share.group(1)) < 0.7 * fitted
+    assert share.group(2) != base.group(1)           # fewer games: another fit
+
 
 def test_bad_input_gets_one_line(tmp_path: Path) -> None:
     (tmp_path / "p.txt").write_text("not a position file\n")
     for args, where in ((["p.txt", "--variants", "base,nosuch"], "nosuch"),
                         (["none.txt"], "none.txt"),
-                        (["p.txt"], "p.txt")):
+                        (["p.txt"], "p.txt"),
+                        (["p.txt", "--train-share", "0.5,0"], "--train-share"),
+                        (["p.txt", "--train-share", "1.5"], "--train-share")):
         bad = run([sys.executable, "-P", str(SCRIPT), *args], tmp_path)
         assert bad.returncode == 2
         assert bad.stdout == ""

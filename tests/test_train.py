@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -138,6 +139,20 @@ def test_fitted_weights_drive_the_search_and_the_evaluation_report(run, tmp_path
         assert Engine(hash_mb=1).search(board, Limit(depth=4)).best_move in board.legal_moves()
     finally:
         weights.load(previous)
+
+
+def test_a_deep_search_test_set_is_exact_where_the_depth_reaches_the_end(run, tmp_path) -> None:
+    _, games, _, _, _, _ = run
+    exact, deep, shallow = (str(tmp_path / f"{name}.txt") for name in ("exact", "deep", "shallow"))
+    assert train.testset(games, exact, empties=9, count=20, jobs=1, quiet=True) == 20
+    # a search as deep as the empties solves (the oracle: the exact solver's scores)
+    assert train.testset(games, deep, empties=9, count=20, jobs=2, quiet=True, depth=12) == 20
+    assert Path(deep).read_text() == Path(exact).read_text()
+    # a shallow one labels the same positions with its own, heuristic scores
+    assert train.testset(games, shallow, empties=9, count=20, jobs=1, quiet=True, depth=1) == 20
+    cells = [line[:64] for line in Path(exact).read_text().splitlines()]
+    assert [line[:64] for line in Path(shallow).read_text().splitlines()] == cells
+    assert Path(shallow).read_text() != Path(exact).read_text()
 
 
 def test_cli_steps_and_the_train_subcommand(tmp_path) -> None:

@@ -49,6 +49,9 @@ def test_unusable_weights_leave_no_output_file(tmp_path: Path) -> None:
 def test_testset_out_of_range_and_with_nothing_to_solve(tmp_path: Path) -> None:
     out = train(tmp_path, "testset", "g.txt", "t.txt", "--empties", "70")
     assert out.returncode == 2 and "1..59" in out.stderr
+    out = train(tmp_path, "testset", "g.txt", "t.txt", "--depth", "0")
+    assert out.returncode == 2 and "--depth" in out.stderr and "1..60" in out.stderr
+    no_traceback(out)
     (tmp_path / "none.txt").write_text("")
     out = train(tmp_path, "testset", "none.txt", "t.txt", "-q")
     assert out.returncode == 1 and "no position with 20 empties" in out.stderr

@@ -21,6 +21,8 @@ ENGINE_GAMES = sorted(TRAINING.glob("round*_games.txt.gz")) + [TRAINING / "zebra
 # people's games: results as recorded (a game may stop early, on a resignation or the clock)
 PEOPLE_GAMES = [TRAINING / "wthor_1977-2019_games.txt.gz"]
 TEST_SETS = sorted(TRAINING.glob("test20*.txt.gz"))
+# midgame sets labelled by depth-28 searches of the shipped evaluation (testset --depth 28)
+DEEP_SETS = {TRAINING / "test36_d28.txt.gz": 36, TRAINING / "test44_d28.txt.gz": 44}
 SAMPLE = 25
 
 
@@ -54,7 +56,7 @@ def _replay(line: str) -> tuple[rr.Grid, bool, int]:
 
 
 def test_the_data_files_are_there() -> None:
-    for path in ENGINE_GAMES + PEOPLE_GAMES + TEST_SETS:
+    for path in ENGINE_GAMES + PEOPLE_GAMES + TEST_SETS + list(DEEP_SETS):
         assert path.is_file(), path
     assert {p.name for p in TEST_SETS} >= {"test20_wthor.txt.gz", "test20_zebra.txt.gz"}
 
@@ -98,3 +100,24 @@ def test_exact_test_sets_hold_solved_positions_of_20_empties(path: Path) -> None
         engine.new_game()
         r = engine.search(board, Limit(exact=True))
         assert r.exact and r.score == 100 * int(result), line
+
+
+@pytest.mark.parametrize("path", list(DEEP_SETS), ids=lambda p: p.name)
+def test_deep_test_sets_hold_midgame_positions_and_search_scores(path: Path) -> None:
+    empties = DEEP_SETS[path]
+    lines = _lines(path)
+    assert len(lines) == 500         # one position a game (people's games share openings: a few repeat)
+    for line in lines:
+        cells, result, score = line.split()
+        assert len(cells) == 64 and cells.count("-") == empties and score == "-", line
+        assert -64 <= int(result) <= 64
+    engine = Engine(hash_mb=16)
+    for line in _sample(lines, 3):
+        cells, result, _ = line.split()
+        assert rr.status(rr.grid_from_text(cells), rr.BLACK) == "move", line
+        player, opponent = parse_cells(cells)
+        engine.new_game()
+        r = engine.search(Board.from_discs(8, player, opponent, BLACK), Limit(depth=28))
+        # the label is such a search's score in whole discs (the search may have changed a little
+        # since the set was made, so within a few discs)
+        assert abs(r.score / 100 - int(result)) <= 4, (line, r.score)

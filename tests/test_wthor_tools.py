@@ -93,6 +93,12 @@ def test_train_label_and_testset_from_a_database(tmp_path: Path) -> None:
             "--jobs", "1", "-q", cwd=tmp_path)
     assert r.returncode == 1
     assert len((tmp_path / "t.txt").read_text().splitlines()) == 2
+    # the same positions labelled by a search to a depth (a midgame set): its own message
+    r = run("othello-train", "testset", "small.wtb", "d.txt", "--empties", "8", "--count", "2",
+            "--depth", "4", "--jobs", "1", "-q", cwd=tmp_path)
+    assert r.returncode == 1 and "2 positions searched to depth 4 into d.txt" in r.stderr
+    assert [line[:64] for line in (tmp_path / "d.txt").read_text().splitlines()] == \
+        [line[:64] for line in (tmp_path / "t.txt").read_text().splitlines()]
 
 
 def test_match_openings_from_a_database(tmp_path: Path) -> None:

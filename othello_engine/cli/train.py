@@ -112,6 +112,9 @@ def main(argv: Optional[list[str]] = None) -> int:
     ts.add_argument("--empties", type=_count(1, 59), default=20,
                     help="empty squares of the positions to solve (default 20)")
     ts.add_argument("--count", type=_count(1), default=500)
+    ts.add_argument("--depth", type=_count(1, 60), default=0,
+                    help="label by a search to this depth with the shipped pattern evaluation "
+                         "instead of an exact solve (a midgame test set; default: exact)")
     ts.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ts.add_argument("--cluster", metavar="ADDRESS", help=CLUSTER_HELP)
     ts.add_argument("--size", type=start_size_arg, default=8, help=SIZE_HELP)
@@ -166,8 +169,9 @@ def main(argv: Optional[list[str]] = None) -> int:
             train.fit(args.positions, args.out, fit_settings, args.quiet)
         elif args.step == "testset":
             n = train.testset(args.games, args.out, args.empties, args.count, args.jobs, args.quiet,
-                              cluster=address, errors=bad_game, size=args.size)
-            print(f"testset: {n} positions solved into {args.out}", file=sys.stderr)
+                              cluster=address, errors=bad_game, size=args.size, depth=args.depth)
+            how = f"searched to depth {args.depth}" if args.depth else "solved"
+            print(f"testset: {n} positions {how} into {args.out}", file=sys.stderr)
             if n == 0:
                 print(f"othello-train testset: no position with {args.empties} empties and a move to "
                       f"play in {args.games}", file=sys.stderr)

@@ -10,21 +10,31 @@ from othello_engine.train.records import (NO_SCORE, board_of, cells_of, check_po
 from othello_engine.train.runner import process_engine, run_ordered
 
 
-def _solve_item(item: tuple[str, int]) -> str:
+def _solve_item(item: tuple[str, int, int]) -> str:
     from othello_engine.engine import Limit
-    cells, size = item
-    engine = process_engine("classic", None)
-    engine.new_game()
-    r = engine.search(board_of(*parse_cells(cells, size), size), Limit(exact=True))
-    return f"{cells} {r.score // 100:+0{3 if size <= 8 else 4}d} {NO_SCORE}\n"
+    cells, size, depth = item
+    board = board_of(*parse_cells(cells, size), size)
+    if depth:
+        # the shipped pattern evaluation's search to that depth, rounded to whole discs
+        engine = process_engine("pattern", None, size)
+        engine.new_game()
+        r = engine.search(board, Limit(depth=depth))
+        score = (r.score + 50) // 100 if r.score >= 0 else -((50 - r.score) // 100)
+    else:
+        engine = process_engine("classic", None)
+        engine.new_game()
+        score = engine.search(board, Limit(exact=True)).score // 100
+    return f"{cells} {score:+0{3 if size <= 8 else 4}d} {NO_SCORE}\n"
 
 
 def testset(games_path: str, out_path: str, empties: int, count: int, jobs: int = 1,
             quiet: bool = False, cluster: Optional[str] = None,
-            errors: Optional[Callable[[str], None]] = None, size: int = 8) -> int:
+            errors: Optional[Callable[[str], None]] = None, size: int = 8, depth: int = 0) -> int:
     """Solve exactly the positions with `empties` empties of the games (one per game, up to count;
     resumable); a position file whose result column is the exact score. A WTHOR database is read
-    too (its bad games go to ``errors``). ``size``: the games' board size."""
+    too (its bad games go to ``errors``). ``size``: the games' board size. ``depth`` > 0: instead
+    of the exact score, the score of a search to that depth with the shipped pattern evaluation
+    (for positions too far from the end to solve: a deep-search test set of the midgame)."""
     cells_list = []
     for line in game_lines(games_path, errors):
         moves, _, _ = parse_game(line, size)
@@ -35,9 +45,10 @@ def testset(games_path: str, out_path: str, empties: int, count: int, jobs: int 
         if len(cells_list) >= count:
             break
     done = complete_lines(out_path)
-    items = [(c, size) for c in cells_list[done:]]
+    items = [(c, size, depth) for c in cells_list[done:]]
     with open_text(out_path, "at") as out:
-        return run_ordered(_solve_item, items, out, jobs, "solve", done, len(cells_list), quiet,
+        return run_ordered(_solve_item, items, out, jobs, "search" if depth else "solve", done,
+                           len(cells_list), quiet,
                            chunksize=1, cluster=cluster)
 
 
