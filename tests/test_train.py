@@ -185,8 +185,12 @@ def test_label_depth_schedule_scores_only_the_scheduled_empties(run, tmp_path) -
     _, games, _, out, _, _ = run
     positions = str(tmp_path / "p.txt")
     depth = train.parse_schedule("14:2,0", "--depth", whole=True)     # search 11..14 empties only
-    train.label(games, positions, train.LabelSettings(depth=depth, weights=out), jobs=1,
-                quiet=True, limit=20)
+    previous = weights.loaded_path or weights.DEFAULT_PATH
+    try:
+        train.label(games, positions, train.LabelSettings(depth=depth, weights=out), jobs=1,
+                    quiet=True, limit=20)
+    finally:
+        weights.load(previous)          # the label installed the tiny run's weights in this process
     scored = set()
     with open(positions) as f:
         for line in f:
