@@ -511,3 +511,26 @@ def test_the_server_ends_its_engines_when_it_stops(tmp_path: Path) -> None:
     while _alive(pids[0]) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not _alive(pids[0])
+
+
+def test_ctrl_c_twice_still_shuts_down_cleanly(tmp_path: Path) -> None:
+    # A Ctrl-C can arrive twice (GNU `timeout -s INT` signals the command and its group; a user
+    # presses it again): the server still closes its sessions and exits quietly, where uvicorn's
+    # forced exit printed the lifespan's cancellation as a traceback.
+    import signal
+    proc = subprocess.Popen([command("othello-web"), "--port", "0", "--data", str(tmp_path / "g")],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        assert proc.stdout is not None
+        first = proc.stdout.readline()
+        assert first.startswith("othello-web: serving http://127.0.0.1:"), first
+        time.sleep(0.5)
+        proc.send_signal(signal.SIGINT)
+        time.sleep(0.02)
+        proc.send_signal(signal.SIGINT)
+        rest, _ = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, rest
+    assert "Traceback" not in rest and "ERROR" not in rest, rest

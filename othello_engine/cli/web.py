@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import ipaddress
+import signal
 import socket
 import sys
 import time
@@ -92,6 +93,20 @@ def listen(host: str, port: int) -> socket.socket:
     return sock
 
 
+def _server_class(uvicorn):
+    """uvicorn's server, but a second SIGINT while it shuts down does not force the exit: the
+    graceful shutdown (at most timeout_graceful_shutdown, then the sessions' engines closed) goes
+    on. A forced exit skipped closing the sessions and printed the lifespan's cancellation as a
+    traceback; and one Ctrl-C can arrive twice (GNU timeout -s INT signals the command and its
+    process group)."""
+    class Server(uvicorn.Server):
+        def handle_exit(self, sig, frame):
+            if self.should_exit and sig == signal.SIGINT:
+                return
+            super().handle_exit(sig, frame)
+    return Server
+
+
 def main(argv: Optional[list[str]] = None) -> int:
     started = time.monotonic()
     args = build_parser().parse_args(argv)
@@ -137,7 +152,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         webbrowser.open(url)
     config = uvicorn.Config(app, log_level="warning", ws="websockets-sansio", lifespan="on",
                             ws_max_size=WS_MAX_BYTES, timeout_graceful_shutdown=3)
-    server = uvicorn.Server(config)
+    server = _server_class(uvicorn)(config)
     try:
         server.run(sockets=[sock])
     except KeyboardInterrupt:
