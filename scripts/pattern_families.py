@@ -157,24 +157,29 @@ def main(argv: list[str] | None = None) -> int:
           f"{int(test.sum())} held out; exact sets: {', '.join(tests) or 'none'}")
     block = np.flatnonzero(keep) // 61                  # the blocks held_out counts in
     rank = np.random.default_rng(1).permutation(int(block.max()) + 1)[block] / (block.max() + 1)
-    for names, huber, share in ((n, h, s) for n in variants for h in knees for s in shares):
+    for names in variants:
         start = time.time()
+        # the indices once a variant (the candidates' are computed here, square by square), for
+        # every knee and share fitted with it
         idx, sc, canon, n_tab = features(P, O, names)
-        fitted = train & (rank < share)
-        w = fitting.fit_phase(idx[fitted], sc[fitted], target[fitted], canon, args.ridge,
-                              args.iterations, n_tab, huber)
-        w = np.clip(np.round(w * 100), -32000, 32000).astype(np.int64)   # centi-discs, as stored
+        test_sets = [(name, features(tP, tO, names)[:2], tres)
+                     for name, (tP, tO, tres, _, _) in tests.items()]
+        for huber, share in ((h, s) for h in knees for s in shares):
+            fitted = train & (rank < share)
+            w = fitting.fit_phase(idx[fitted], sc[fitted], target[fitted], canon, args.ridge,
+                                  args.iterations, n_tab, huber)
+            w = np.clip(np.round(w * 100), -32000, 32000).astype(np.int64)   # centi-discs, as stored
 
-        def predict(ix, s):
-            return np.clip(fitting.predict_raw(w, ix, s, n_tab) / 100.0, -63, 63)
+            def predict(ix, s):
+                return np.clip(fitting.predict_raw(w, ix, s, n_tab) / 100.0, -63, 63)
 
-        errors = [f"held-out {np.abs(predict(idx[test], sc[test]) - target[test]).mean():.3f}"]
-        for name, (tP, tO, tres, _, _) in tests.items():
-            tidx, tsc, _, _ = features(tP, tO, names)
-            errors.append(f"{name} {np.abs(predict(tidx, tsc) - tres).mean():.2f}")
-        label = (("+".join(names) or "base") + (f" huber {huber:g}" if huber else "")
-                 + (f" share {share:g} ({int(fitted.sum())})" if share < 1 else ""))
-        print(f"{label:28s} {' '.join(errors)}  ({time.time() - start:.0f} s)", flush=True)
+            errors = [f"held-out {np.abs(predict(idx[test], sc[test]) - target[test]).mean():.3f}"]
+            for name, (tidx, tsc), tres in test_sets:
+                errors.append(f"{name} {np.abs(predict(tidx, tsc) - tres).mean():.2f}")
+            label = (("+".join(names) or "base") + (f" huber {huber:g}" if huber else "")
+                     + (f" share {share:g} ({int(fitted.sum())})" if share < 1 else ""))
+            print(f"{label:28s} {' '.join(errors)}  ({time.time() - start:.0f} s)", flush=True)
+            start = time.time()
     return 0
 
 
