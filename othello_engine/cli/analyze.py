@@ -11,6 +11,7 @@ import sys
 import time
 from typing import IO, Any, Generator, Optional, Sequence
 
+from othello_engine import filelock
 from othello_engine.analysis import (DEFAULT_ENGINE, FORMATS, CsvWriter, JsonWriter, Record,
                                      ResumeError, TableWriter, WorkerSpec, analyse_lines,
                                      open_sources, plot_games, written_records)
@@ -208,20 +209,29 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             return fail(str(exc))
     kind = "json" if args.json else "csv" if args.csv else "table"
     skip, last_line = 0, None
+    lock: Optional[int] = None   # the output file's lock (filelock)
     if args.resume and not args.output:
         return fail("--resume needs the --output file of the earlier run")
     if args.output:
         if os.path.isdir(args.output) or not os.access(
                 os.path.dirname(os.path.abspath(args.output)), os.W_OK):
             return fail(f"cannot write the output file {args.output!r}")
+        try:   # one run at a time writes a file: taken before it is read or cut
+            lock = filelock.hold(args.output, create=False)
+        except filelock.FileInUse as exc:
+            return fail(str(exc))
+        except OSError:  # not readable: writing it is what fails, and says so, later
+            pass
         if args.resume and os.path.exists(args.output):
             try:
                 skip, complete, last_line = written_records(args.output, kind)
                 with open(args.output, "r+b") as f:
                     f.truncate(complete)
             except OSError as exc:
+                filelock.release(lock)
                 return fail(f"cannot resume from {args.output!r}: {exc.strerror or exc}")
             except ResumeError as exc:
+                filelock.release(lock)
                 return fail(f"cannot resume from {args.output!r}: {exc}")
             if not args.quiet:
                 err.write(f"othello-analyze: resuming after the {skip} records in {args.output}\n")
@@ -238,7 +248,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     failures = 0
     records: Optional[Generator[Record, None, None]] = None
     out_file: Optional[IO[str]] = None
-    refused: tuple[type[Exception], ...] = (EngineError, ResumeError)
+    refused: tuple[type[Exception], ...] = (EngineError, ResumeError, filelock.FileInUse)
     if args.cluster is not None:
         refused += (ClusterError,)
     previous = _exit_on_sigterm()
@@ -250,6 +260,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                                 empties=args.empties)
         out: IO[str] = sys.stdout
         if args.output:
+            if lock is None:   # a new file, created now (FileInUse if another run created it since)
+                lock = filelock.hold(args.output)
             out_file = out = open(args.output, "a" if skip else "w", encoding="utf-8")
         if args.json:
             writer: Any = JsonWriter(out)
@@ -289,6 +301,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             records.close()  # stops the engines
         if out_file is not None:
             out_file.close()
+        filelock.release(lock)
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
     progress.clear()

@@ -9,6 +9,7 @@ import sys
 from dataclasses import asdict
 from typing import Optional, Sequence, TextIO
 
+from othello_engine import filelock
 from othello_engine.cli.common import size_arg
 from othello_engine.client import DriverError
 from othello_engine.match.openings import DEFAULT_OPENING_PLIES
@@ -131,6 +132,15 @@ def main(argv: Optional[list[str]] = None) -> int:
             print(f"othello-match: error: {exc}", file=err)
             return 2
         refused += (ClusterError,)
+    lock: Optional[int] = None   # the GGF file's lock (filelock): one run at a time writes it
+    if args.ggf:
+        try:
+            lock = filelock.hold(args.ggf, create=False)  # a file already there, before it is read or cut
+        except filelock.FileInUse as exc:
+            print(f"othello-match: error: {exc}", file=err)
+            return 2
+        except OSError:  # not readable: writing it is what fails, and says so, later
+            pass
     done: list[GameResult] = []
     if args.resume:
         if not args.ggf:
@@ -141,6 +151,7 @@ def main(argv: Optional[list[str]] = None) -> int:
                 done, complete = read_finished_games(config, args.ggf)
             except MatchError as exc:
                 print(f"othello-match: error: {exc}", file=err)
+                filelock.release(lock)
                 return 2
             with open(args.ggf, "r+b") as cut:
                 cut.truncate(complete)  # a record cut short by a kill is played again
@@ -151,10 +162,12 @@ def main(argv: Optional[list[str]] = None) -> int:
     write_failed: list[str] = []  # what could not be written; the match goes on without it
 
     def on_game(game: GameResult, state: MatchResult) -> None:
-        nonlocal ggf_file
+        nonlocal ggf_file, lock
         if args.ggf and game.ggf and not write_failed:
             try:
                 if ggf_file is None:  # created with the first game, so a match that never starts leaves none
+                    if lock is None:  # (FileInUse if another run created it since this one started)
+                        lock = filelock.hold(args.ggf)
                     ggf_file = open(args.ggf, "a" if args.resume else "w", encoding="utf-8")
                 ggf_file.write(game.ggf + "\n")
                 ggf_file.flush()
@@ -189,6 +202,7 @@ def main(argv: Optional[list[str]] = None) -> int:
                 if not write_failed:
                     write_failed.append(f"the GGF file {args.ggf!r}")
                     print(f"othello-match: error: cannot write the GGF file {args.ggf!r}", file=err)
+        filelock.release(lock)
     if live:
         err.write("\n")
     # with --json - stdout carries the JSON alone (for pipes), so the report goes to stderr

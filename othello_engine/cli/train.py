@@ -10,6 +10,7 @@ from typing import Optional
 
 from othello_engine import train
 from othello_engine.cli.common import start_size_arg
+from othello_engine.filelock import FileInUse
 from othello_engine.textnum import ascii_float, ascii_int, int_arg
 
 CLUSTER_HELP = ("run the work items on Ray: 'local', 'auto' or ray://HOST:PORT, on every CPU of the "
@@ -194,6 +195,9 @@ def main(argv: Optional[list[str]] = None) -> int:
               file=sys.stderr)
         _drop_if_new(out, existed)
         return 130
+    except FileInUse as exc:   # another run's file: left as it is, even if it is still empty
+        print(f"othello-train {args.step}: {exc}", file=sys.stderr)
+        return 2
     except refused as exc:
         print(f"othello-train {args.step}: {exc}", file=sys.stderr)
         _drop_if_new(out, existed)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Optional
 
+from othello_engine.filelock import held
 from othello_engine.train.records import (NO_SCORE, board_of, cells_of, complete_lines, game_lines, game_plies,
                                           game_positions, open_text, parse_game, truncate_lines)
 from othello_engine.train.runner import process_engine, run_ordered
@@ -69,18 +70,19 @@ def label(games_path: str, out_path: str, settings: LabelSettings, jobs: int = 1
     games = game_lines(games_path, errors)
     if limit is not None:
         games = games[:limit]
-    done_positions = complete_lines(out_path)
-    done = 0
-    n = 0
-    for line in games:           # how many whole games the existing file holds
-        count = game_plies(line, settings.size)
-        if n + count > done_positions:
-            break
-        n += count
-        done += 1
-    if n != done_positions:
-        truncate_lines(out_path, n)
-    items = [(line, settings) for line in games[done:]]
-    with open_text(out_path, "at") as out:
-        return run_ordered(_label_item, items, out, jobs, "label", done, len(games), quiet,
-                           chunksize=8, cluster=cluster)
+    with held(out_path):     # one run at a time appends to a file (FileInUse for a second one)
+        done_positions = complete_lines(out_path)
+        done = 0
+        n = 0
+        for line in games:           # how many whole games the existing file holds
+            count = game_plies(line, settings.size)
+            if n + count > done_positions:
+                break
+            n += count
+            done += 1
+        if n != done_positions:
+            truncate_lines(out_path, n)
+        items = [(line, settings) for line in games[done:]]
+        with open_text(out_path, "at") as out:
+            return run_ordered(_label_item, items, out, jobs, "label", done, len(games), quiet,
+                               chunksize=8, cluster=cluster)

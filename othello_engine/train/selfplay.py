@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from othello_engine.board import PASS, Board, square_name
+from othello_engine.filelock import held
 from othello_engine.train.records import complete_lines, open_text
 from othello_engine.train.runner import process_engine, run_ordered
 
@@ -66,10 +67,11 @@ def generate(out_path: str, games: int, settings: GenerateSettings, jobs: int = 
              quiet: bool = False, cluster: Optional[str] = None) -> int:
     """Append games numbered from the file's line count up to games - 1; return how many.
     ``cluster``: a Ray address to play them on (see :func:`~othello_engine.train.runner.run_ordered`)."""
-    done = complete_lines(out_path)
-    if done >= games:
-        return 0
-    items = [(i, settings) for i in range(done, games)]
-    with open_text(out_path, "at") as out:
-        return run_ordered(_play_game_item, items, out, jobs, "generate", done, games, quiet,
-                           cluster=cluster)
+    with held(out_path):     # one run at a time appends to a file (FileInUse for a second one)
+        done = complete_lines(out_path)
+        if done >= games:
+            return 0
+        items = [(i, settings) for i in range(done, games)]
+        with open_text(out_path, "at") as out:
+            return run_ordered(_play_game_item, items, out, jobs, "generate", done, games, quiet,
+                               cluster=cluster)

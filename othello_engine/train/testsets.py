@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Callable, Optional
 
 from othello_engine import _core
+from othello_engine.filelock import held
 from othello_engine.train.records import (NO_SCORE, board_of, cells_of, check_position_line, complete_lines,
                                           game_lines, game_positions, open_text, parse_cells, parse_game)
 from othello_engine.train.runner import process_engine, run_ordered
@@ -44,12 +45,12 @@ def testset(games_path: str, out_path: str, empties: int, count: int, jobs: int 
                 break
         if len(cells_list) >= count:
             break
-    done = complete_lines(out_path)
-    items = [(c, size, depth) for c in cells_list[done:]]
-    with open_text(out_path, "at") as out:
-        return run_ordered(_solve_item, items, out, jobs, "search" if depth else "solve", done,
-                           len(cells_list), quiet,
-                           chunksize=1, cluster=cluster)
+    with held(out_path):     # one run at a time appends to a file (FileInUse for a second one)
+        done = complete_lines(out_path)
+        items = [(c, size, depth) for c in cells_list[done:]]
+        with open_text(out_path, "at") as out:
+            return run_ordered(_solve_item, items, out, jobs, "search" if depth else "solve", done,
+                               len(cells_list), quiet, chunksize=1, cluster=cluster)
 
 
 def evaluate(path: str, weights_path: Optional[str] = None,
