@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from othello_engine import filelock
-from uci_support import command
+from uci_support import command, default_sigint
 
 BUSY = "is being written by another run"
 OURS = shlex.join([sys.executable, "-P", "-m", "othello_engine"])
@@ -82,7 +82,8 @@ def test_train_steps_refuse_a_file_another_run_writes(tmp_path: Path) -> None:
 def test_a_second_generate_on_the_same_file_while_the_first_runs(tmp_path: Path) -> None:
     first = subprocess.Popen([command("othello-train"), "generate", "g.txt", "--games", "100000",
                               "--depth", "1", "--jobs", "1", "-q"], cwd=tmp_path,
-                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             preexec_fn=default_sigint)
     try:
         path = tmp_path / "g.txt"
         deadline = time.monotonic() + 60
