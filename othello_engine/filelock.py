@@ -1,8 +1,8 @@
 """An advisory lock on an output file, held by the one run that writes it.
 
-The long steps that append to a file and resume from what it holds (``othello-train generate``,
-``label`` and ``testset``; ``othello-match --ggf``) count or cut the file's lines before they
-append. Two runs started on the same file would both append, and the second one's count or cut
+The long runs that append to a file and resume from what it holds (``othello-train generate``,
+``label`` and ``testset``; ``othello-match --ggf``; ``othello-analyze --output``) count or cut the
+file's lines before they append. Two runs started on the same file would both append, and the second one's count or cut
 would land in the middle of the first one's lines. Each such run therefore holds an exclusive lock
 on its output file from before it reads it until it ends, and a second run is refused with
 :class:`FileInUse` before it touches the file.
