@@ -34,9 +34,11 @@ class FileInUse(OSError):
 
 def hold(path: str, create: bool = True) -> Optional[int]:
     """Take the lock on ``path`` for this process: a descriptor to give to :func:`release`, or
-    None when there is nothing to lock (no such file and not ``create``, not a regular file, or
-    no lock on this platform or file system). ``create`` makes an empty file if there is none. Raises
-    :class:`FileInUse` when another run holds the lock, OSError when the file cannot be opened."""
+    None when there is nothing to lock (not a regular file, or no lock on this platform or file
+    system). ``create`` makes an empty file if there is none, and raises OSError when the file
+    cannot be opened; without ``create``, a file that is missing or cannot be opened is None too
+    (the run's own writing then says what fails). Raises :class:`FileInUse` when another run
+    holds the lock."""
     try:
         if not stat.S_ISREG(os.stat(path).st_mode):
             return None     # a pipe or a device (/dev/stdout): not a file that a run resumes
@@ -47,10 +49,10 @@ def hold(path: str, create: bool = True) -> Optional[int]:
     flags = os.O_RDONLY | os.O_NONBLOCK | (os.O_CREAT if create else 0)
     try:
         fd = os.open(path, flags, 0o666)
-    except FileNotFoundError:
-        if not create:
-            return None
-        raise
+    except OSError:
+        if create:
+            raise
+        return None
     if fcntl is None:
         os.close(fd)
         return None

@@ -220,8 +220,6 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             lock = filelock.hold(args.output, create=False)
         except filelock.FileInUse as exc:
             return fail(str(exc))
-        except OSError:  # not readable: writing it is what fails, and says so, later
-            pass
         if args.resume and os.path.exists(args.output):
             try:
                 skip, complete, last_line = written_records(args.output, kind)

@@ -139,8 +139,6 @@ def main(argv: Optional[list[str]] = None) -> int:
         except filelock.FileInUse as exc:
             print(f"othello-match: error: {exc}", file=err)
             return 2
-        except OSError:  # not readable: writing it is what fails, and says so, later
-            pass
     done: list[GameResult] = []
     if args.resume:
         if not args.ggf:
