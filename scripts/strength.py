@@ -13,7 +13,8 @@ opening is played twice with colours swapped. Opponents:
          opening book off; it plays by its level's search depths (--rhino-time puts it on a
          movetime the referee enforces); target: more than 50% of the points
   zebra  Zebra (built by the user from GitHub lk16/zebra, see docs/development.md), through
-         scripts/engines/zebra_ugi.py, at the same time per move (or --zebra-depth plies);
+         scripts/engines/zebra_ugi.py, at the same time per move (or --zebra-time seconds, or
+         --zebra-depth plies);
          --zebra PATH or $ZEBRA_BIN; target: at least 50% of the points
 
 An opponent that is not installed is skipped with a line saying so.
@@ -86,7 +87,8 @@ def make_opponent(key: str, args: argparse.Namespace) -> Opponent:
         if args.zebra_depth:
             return Opponent(key, parse_engine([f"cmd={shlex.join(command)}", f"name=zebra-d{args.zebra_depth}",
                                                f"depth={args.zebra_depth}"]))
-        return Opponent(key, parse_engine([f"cmd={shlex.join(command)}", "name=zebra", f"movetime={args.time:g}"]))
+        seconds = args.zebra_time if args.zebra_time is not None else args.time
+        return Opponent(key, parse_engine([f"cmd={shlex.join(command)}", "name=zebra", f"movetime={seconds:g}"]))
     if key == "self":
         return Opponent(key, parse_engine([f"cmd={args.ours}", f"name=othello_engine-d{args.weak_depth}",
                                            f"depth={args.weak_depth}"]))
@@ -209,6 +211,10 @@ def build_parser() -> argparse.ArgumentParser:
                     help="the directory holding Zebra's coeffs2.bin (default: $ZEBRA_DATA, else the binary's)")
     ap.add_argument("--zebra-depth", type=int, metavar="N",
                     help="Zebra searches N plies a move instead of --time seconds")
+    ap.add_argument("--zebra-time", type=float, metavar="S",
+                    help="Zebra's seconds per move (default: --time). Zebra starts anew at every move "
+                         "and spends about 30 ms of it unpacking its evaluation, so --time plus that "
+                         "gives it the same time to search")
     ap.add_argument("--ours", default=shlex.join([sys.executable, "-P", "-m", "othello_engine"]), metavar="CMD",
                     help="our engine's command line (default: this Python's -m othello_engine)")
     ap.add_argument("--concurrency", type=int, default=1, help="games played at once (default 1)")
@@ -231,8 +237,9 @@ def main(argv: Optional[list[str]] = None) -> int:
               f"expected some of {', '.join(OPPONENTS)}", file=sys.stderr)
         return 2
     if (not args.time > 0 or args.weak_depth < 1 or (args.rhino_time is not None and not args.rhino_time > 0)
-            or (args.zebra_depth is not None and not 1 <= args.zebra_depth <= 60)):
-        print("strength.py: error: --time and --rhino-time must be > 0, --weak-depth >= 1, "
+            or (args.zebra_depth is not None and not 1 <= args.zebra_depth <= 60)
+            or (args.zebra_time is not None and not args.zebra_time > 0)):
+        print("strength.py: error: --time, --rhino-time and --zebra-time must be > 0, --weak-depth >= 1, "
               "--zebra-depth 1..60", file=sys.stderr)
         return 2
     try:

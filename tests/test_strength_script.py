@@ -166,8 +166,20 @@ def test_missing_opponents_are_skipped_with_a_line(monkeypatch: pytest.MonkeyPat
     assert "W-L-D" not in out
 
 
+def test_zebra_time_is_zebras_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    """--zebra-time gives Zebra its own time per move (its start-up back); without it Zebra
+    gets --time, as our engine does."""
+    strength = load_strength(monkeypatch)
+    fake = sys.executable  # any executable file stands for the Zebra binary here
+    args = strength.build_parser().parse_args(["--time", "0.1", "--zebra", fake, "--zebra-time", "0.13"])
+    assert strength.make_opponent("zebra", args).spec.tc.movetime == pytest.approx(0.13)
+    args = strength.build_parser().parse_args(["--time", "0.1", "--zebra", fake])
+    assert strength.make_opponent("zebra", args).spec.tc.movetime == pytest.approx(0.1)
+
+
 def test_bad_options_are_refused() -> None:
-    for args in (["--opponents", "stockfish"], ["--openings", "0"], ["--time", "0"]):
+    for args in (["--opponents", "stockfish"], ["--openings", "0"], ["--time", "0"],
+                 ["--zebra-time", "0"], ["--zebra-time", "-1"]):
         proc = subprocess.run([PY, str(STRENGTH), *args], capture_output=True, text=True, timeout=30)
         assert proc.returncode == 2 and "strength.py: error:" in proc.stderr, (args, proc.stderr)
 
