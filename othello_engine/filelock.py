@@ -36,13 +36,13 @@ def hold(path: str, create: bool = True) -> Optional[int]:
     """Take the lock on ``path`` for this process: a descriptor to give to :func:`release`, or
     None when there is nothing to lock (not a regular file, or no lock on this platform or file
     system). ``create`` makes an empty file if there is none, and raises OSError when the file
-    cannot be opened; without ``create``, a file that is missing or cannot be opened is None too
-    (the run's own writing then says what fails). Raises :class:`FileInUse` when another run
-    holds the lock."""
+    cannot be opened; without ``create``, a path that is missing or cannot be looked up or opened
+    is None too (the run's own writing then says what fails). Raises :class:`FileInUse` when
+    another run holds the lock."""
     try:
         if not stat.S_ISREG(os.stat(path).st_mode):
             return None     # a pipe or a device (/dev/stdout): not a file that a run resumes
-    except FileNotFoundError:
+    except OSError:     # missing, or a path that can not be looked up: the open below says why
         if not create:
             return None
     # (non-blocking: opening a pipe for reading would wait for a writer)

@@ -52,6 +52,30 @@ def test_hold_and_release(tmp_path: Path) -> None:
     filelock.release(filelock.hold(path, create=False))
 
 
+def test_a_path_that_can_not_be_looked_up(tmp_path: Path) -> None:
+    """Below a regular file (not a directory): without create there is nothing to lock; with
+    create, the open's own error."""
+    (tmp_path / "plain").write_text("")
+    path = str(tmp_path / "plain" / "out.txt")
+    assert filelock.hold(path, create=False) is None
+    with pytest.raises(NotADirectoryError):
+        filelock.hold(path)
+
+
+def test_outputs_that_can_not_be_written_get_one_line(tmp_path: Path) -> None:
+    """othello-analyze -o and othello-match --ggf at a path below a regular file: an error line
+    that names the file, no traceback."""
+    (tmp_path / "in.txt").write_text("f5\n")
+    (tmp_path / "plain").write_text("")
+    out = run(tmp_path, "othello-analyze", "in.txt", "--depth", "1", "--csv", "-q", "-o", "plain/a.csv",
+              timeout=120)
+    assert out.returncode == 2, out.stderr
+    assert out.stderr == "othello-analyze: cannot write 'plain/a.csv': Not a directory\n", out.stderr
+    out = run(tmp_path, "othello-match", *ENGINES, "--games", "2", "--ggf", "plain/m.ggf", "--quiet", timeout=120)
+    assert "Traceback" not in out.stderr and "'plain/m.ggf' could not be written" in out.stderr, out.stderr
+    assert (tmp_path / "plain").read_text() == ""
+
+
 def test_a_pipe_is_not_locked_and_does_not_block(tmp_path: Path) -> None:
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)

@@ -258,9 +258,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                                 empties=args.empties)
         out: IO[str] = sys.stdout
         if args.output:
-            if lock is None:   # a new file, created now (FileInUse if another run created it since)
-                lock = filelock.hold(args.output)
-            out_file = out = open(args.output, "a" if skip else "w", encoding="utf-8")
+            try:
+                if lock is None:   # a new file, created now (FileInUse if another run created it since)
+                    lock = filelock.hold(args.output)
+                out_file = out = open(args.output, "a" if skip else "w", encoding="utf-8")
+            except filelock.FileInUse:
+                raise
+            except OSError as exc:
+                return fail(f"cannot write {args.output!r}: {exc.strerror or exc}")
         if args.json:
             writer: Any = JsonWriter(out)
         elif args.csv:
