@@ -14,18 +14,31 @@ files do and calls Zebra's `pattern_evaluation`, the function its search calls a
 (in 1/128 disc). Needs gcc and zlib's development files, as building Zebra does.
 
     python scripts/zebra_eval_error.py --zebra-src /path/to/zebra training/test20*.txt.gz
+
+With --results, the yardstick is instead the final results of the games of a WTHOR database (one
+position a game at each number of empties of --empties, the side to move having a move; games
+that end unfinished are left out): the results of people's games favour neither engine's
+evaluation, and they reach into the midgame, where no exact score can. They are noisy labels (a
+game's later mistakes move them), so each line also gives the mean per-position difference of the
+two evaluations' squared errors with its 95% interval: the noise adds the same to both errors,
+and a difference outside the interval is one evaluation's, not the labels'.
+
+    python scripts/zebra_eval_error.py --zebra-src /path/to/zebra --results WTH_2020.wtb --empties 44,36,28,20
 """
 
 from __future__ import annotations
 
 import argparse
 import glob
+import math
 import os
 import subprocess
 import sys
 import tempfile
 
-from othello_engine import train
+from othello_engine import _core, train, weights
+from othello_engine.train.records import game_positions
+from othello_engine.wthor import BadRecord, read_wthor, replay_game
 
 HARNESS = r"""
 #include <stdio.h>
@@ -91,17 +104,113 @@ def zebra_scores(exe: str, src: str, workdir: str, lines: list[str]) -> list[flo
     return values
 
 
+def result_positions(path: str, empties: int) -> list[tuple[int, int, int]]:
+    """(P, O, result) for each finished game of the WTHOR file at path: the position before the
+    move at `empties` empty squares (P to move, with a legal move), and the game's final disc
+    difference from P's side (empties to the winner). Games that never reach such a position
+    are left out."""
+    out = []
+    for game in read_wthor(path).games:
+        try:
+            moves, black_diff = replay_game(game)
+        except BadRecord:
+            continue
+        if black_diff is None:
+            continue
+        for P, O, sign in game_positions(moves):
+            if 64 - (P | O).bit_count() == empties and _core.legal_moves(P, O):
+                out.append((P, O, black_diff * sign))
+                break
+    return out
+
+
+def position_line(P: int, O: int) -> str:
+    """A test-set line's board: 64 cells, X the side to move, O the opponent."""
+    return "".join("X" if P >> i & 1 else "O" if O >> i & 1 else "-" for i in range(64)) + "\n"
+
+
+def compare(ours: list[float], zebra: list[float], results: list[int]) -> tuple[float, float, float, float]:
+    """(our mean absolute error, Zebra's, the mean of our squared error less Zebra's per position,
+    the half-width of that mean's 95% interval)."""
+    n = len(results)
+    mae_ours = sum(abs(v - t) for v, t in zip(ours, results)) / n
+    mae_zebra = sum(abs(v - t) for v, t in zip(zebra, results)) / n
+    d = [(o - t) ** 2 - (z - t) ** 2 for o, z, t in zip(ours, zebra, results)]
+    mean = sum(d) / n
+    half = 1.96 * math.sqrt(sum((x - mean) ** 2 for x in d) / (n - 1) / n) if n > 1 else math.inf
+    return mae_ours, mae_zebra, mean, half
+
+
+def parse_empties(text: str) -> list[int]:
+    """The --empties list ("44,36,28"); ValueError with the reason when it is not one."""
+    try:
+        empties = [int(x) for x in text.split(",")]
+    except ValueError:
+        raise ValueError(f"--empties {text!r}: expected numbers such as 44,36,28") from None
+    if any(not 1 <= e <= 59 for e in empties):
+        raise ValueError(f"--empties {text!r}: each number must lie in 1..59")
+    return empties
+
+
+def by_results(args: argparse.Namespace, empties: list[int], exe: str, workdir: str) -> int:
+    """The --results table: each engine's static evaluation against the games' final results."""
+    if args.weights:
+        try:
+            weights.load(args.weights)
+        except OSError as exc:
+            print(f"--weights {args.weights}: {exc.strerror or exc}", file=sys.stderr)
+            return 2
+        except ValueError as exc:
+            print(f"--weights {args.weights}: {exc}", file=sys.stderr)
+            return 2
+    elif not weights.ensure_loaded():
+        print(f"our pattern weights could not be loaded: {weights.load_error}", file=sys.stderr)
+        return 2
+    print(f"{'empties':>7} {'positions':>9} {'ours':>7} {'zebra':>7}   ours - zebra, squared error (95%)")
+    for e in empties:
+        pos = result_positions(args.results, e)
+        if len(pos) < 2:
+            print(f"{e:>7} {len(pos):>9}   too few games reach {e} empties", flush=True)
+            continue
+        ours = [_core.evaluation_terms(P, O, pattern=True)["total"] / 100.0 for P, O, _ in pos]
+        zebra = zebra_scores(exe, args.zebra_src, workdir, [position_line(P, O) for P, O, _ in pos])
+        mae_ours, mae_zebra, mean, half = compare(ours, zebra, [t for _, _, t in pos])
+        print(f"{e:>7} {len(pos):>9} {mae_ours:>7.2f} {mae_zebra:>7.2f}   {mean:+.1f} +- {half:.1f}",
+              flush=True)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("tests", nargs="+", help="position files with exact scores (.txt or .txt.gz)")
+    ap.add_argument("tests", nargs="*", help="position files with exact scores (.txt or .txt.gz)")
     ap.add_argument("--zebra-src", required=True,
                     help="directory of a Zebra build: its .o files and coeffs2.bin")
     ap.add_argument("--weights", help="our pattern weights (default: the shipped file)")
+    ap.add_argument("--results", metavar="WTB",
+                    help="instead of test sets: the final results of this WTHOR file's games")
+    ap.add_argument("--empties", default="44,36,28,20",
+                    help="with --results: the numbers of empties to compare at (default 44,36,28,20)")
     args = ap.parse_args(argv)
+    if bool(args.results) == bool(args.tests):
+        ap.error("give test sets, or --results with a WTHOR file (not both)")
+    empties: list[int] = []
+    if args.results:
+        try:
+            empties = parse_empties(args.empties)
+            read_wthor(args.results)
+        except OSError as exc:
+            print(f"--results {args.results}: {exc.strerror or exc}", file=sys.stderr)
+            return 2
+        except ValueError as exc:
+            print(str(exc), file=sys.stderr)
+            return 2
     if not os.path.exists(os.path.join(args.zebra_src, "coeffs2.bin")):
         print(f"no coeffs2.bin in {args.zebra_src}", file=sys.stderr)
         return 2
+    if args.results:
+        with tempfile.TemporaryDirectory() as workdir:
+            return by_results(args, empties, build(args.zebra_src, workdir), workdir)
     print(f"{'test set':<40} {'positions':>9} {'classic':>8} {'pattern':>8} {'zebra':>8}")
     with tempfile.TemporaryDirectory() as workdir:
         exe = build(args.zebra_src, workdir)
