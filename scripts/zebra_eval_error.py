@@ -38,7 +38,7 @@ import tempfile
 
 from othello_engine import _core, train, weights
 from othello_engine.train.records import game_positions
-from othello_engine.wthor import BadRecord, read_wthor, replay_game
+from othello_engine.wthor import BadRecord, WthorGame, read_wthor, replay_game
 
 HARNESS = r"""
 #include <stdio.h>
@@ -104,13 +104,14 @@ def zebra_scores(exe: str, src: str, workdir: str, lines: list[str]) -> list[flo
     return values
 
 
-def result_positions(path: str, empties: int) -> list[tuple[int, int, int]]:
-    """(P, O, result) for each finished game of the WTHOR file at path: the position before the
-    move at `empties` empty squares (P to move, with a legal move), and the game's final disc
-    difference from P's side (empties to the winner). Games that never reach such a position
-    are left out."""
-    out = []
-    for game in read_wthor(path).games:
+def result_positions(games: list[WthorGame], empties: list[int]) -> dict[int, list[tuple[int, int, int]]]:
+    """For each number of `empties`, (P, O, result) from each finished game of `games` (one
+    replay a game): the position before the move at that many empty squares (P to move, with a
+    legal move), and the game's final disc difference from P's side (empties to the winner).
+    Games that never reach such a position are left out at that number (a game passes each
+    number of empties at most once: a pass yields no position of its own)."""
+    out: dict[int, list[tuple[int, int, int]]] = {e: [] for e in empties}
+    for game in games:
         try:
             moves, black_diff = replay_game(game)
         except BadRecord:
@@ -118,9 +119,9 @@ def result_positions(path: str, empties: int) -> list[tuple[int, int, int]]:
         if black_diff is None:
             continue
         for P, O, sign in game_positions(moves):
-            if 64 - (P | O).bit_count() == empties and _core.legal_moves(P, O):
-                out.append((P, O, black_diff * sign))
-                break
+            e = 64 - (P | O).bit_count()
+            if e in out and _core.legal_moves(P, O):
+                out[e].append((P, O, black_diff * sign))
     return out
 
 
@@ -152,7 +153,8 @@ def parse_empties(text: str) -> list[int]:
     return empties
 
 
-def by_results(args: argparse.Namespace, empties: list[int], exe: str, workdir: str) -> int:
+def by_results(args: argparse.Namespace, games: list[WthorGame], empties: list[int], exe: str,
+               workdir: str) -> int:
     """The --results table: each engine's static evaluation against the games' final results."""
     if args.weights:
         try:
@@ -167,8 +169,9 @@ def by_results(args: argparse.Namespace, empties: list[int], exe: str, workdir: 
         print(f"our pattern weights could not be loaded: {weights.load_error}", file=sys.stderr)
         return 2
     print(f"{'empties':>7} {'positions':>9} {'ours':>7} {'zebra':>7}   ours - zebra, squared error (95%)")
+    positions = result_positions(games, empties)
     for e in empties:
-        pos = result_positions(args.results, e)
+        pos = positions[e]
         if len(pos) < 2:
             print(f"{e:>7} {len(pos):>9}   too few games reach {e} empties", flush=True)
             continue
@@ -195,10 +198,11 @@ def main(argv: list[str] | None = None) -> int:
     if bool(args.results) == bool(args.tests):
         ap.error("give test sets, or --results with a WTHOR file (not both)")
     empties: list[int] = []
+    games: list[WthorGame] = []
     if args.results:
         try:
             empties = parse_empties(args.empties)
-            read_wthor(args.results)
+            games = read_wthor(args.results).games
         except OSError as exc:
             print(f"--results {args.results}: {exc.strerror or exc}", file=sys.stderr)
             return 2
@@ -210,7 +214,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if args.results:
         with tempfile.TemporaryDirectory() as workdir:
-            return by_results(args, empties, build(args.zebra_src, workdir), workdir)
+            return by_results(args, games, empties, build(args.zebra_src, workdir), workdir)
     print(f"{'test set':<40} {'positions':>9} {'classic':>8} {'pattern':>8} {'zebra':>8}")
     with tempfile.TemporaryDirectory() as workdir:
         exe = build(args.zebra_src, workdir)

@@ -101,7 +101,8 @@ def reference_positions(empties: int) -> list[tuple[int, int, int]]:
 
 @pytest.mark.parametrize("empties", [44, 30, 12])
 def test_result_positions_follow_the_reference_rules(empties: int) -> None:
-    got = load_script().result_positions(str(WTB), empties)
+    from othello_engine import wthor
+    got = load_script().result_positions(wthor.read_wthor(str(WTB)).games, [empties, 20])[empties]
     assert len(got) > 200
     assert got == reference_positions(empties)
     assert any(t > 0 for _, _, t in got) and any(t < 0 for _, _, t in got)
