@@ -45,11 +45,6 @@ cdef int EG_STAB_SH = 4
 cdef int EG_ETC_MIN = 12
 cdef int EG_IID_MIN = 99
 cdef int EG_IID_DEPTH = 2
-# The stability cut-off is tried once alpha is EG_STAB_ALPHA discs per 64 squares or more: 4 (not
-# 8) with the sort above took FFO #40-#49 from 865 M nodes and 25.5 s to 771 M and 24.1-24.6 s,
-# #50-#53 from 4.23 G and 125.9 s to 3.95 G and 122.9 s (2026-11-29; 0: 765 M nodes but 23.9-26.1 s,
-# -4: 27.9 s; the count of stable discs costs more than it saves there).
-cdef int EG_STAB_ALPHA = 4
 # From EG_SORT_EVAL empties, a move's sort value is the child's (searched) evaluation in
 # centi-discs less EG_SORT_MOBW for each reply the opponent gets (a corner reply counting twice).
 # 200 against the 32 of before (2026-11-29, FFO one thread, nodes): #40-#49 865 M against 1,021 M
@@ -58,6 +53,11 @@ cdef int EG_STAB_ALPHA = 4
 # pays more than the evaluation's guess of the best move: searches of depth 2 or an iterative
 # deepening to find the first move took more nodes, not fewer.
 cdef int EG_SORT_MOBW = 200
+# The stability cut-off is tried once alpha is EG_STAB_ALPHA discs per 64 squares or more: 4 (not
+# 8) with the sort above took FFO #40-#49 from 865 M nodes and 25.5 s to 771 M and 24.1-24.6 s,
+# #50-#53 from 4.23 G and 125.9 s to 3.95 G and 122.9 s (2026-11-29; 0: 765 M nodes but 23.9-26.1 s,
+# -4: 27.9 s; the count of stable discs costs more than it saves there).
+cdef int EG_STAB_ALPHA = 4
 cdef int EG_TT_BY_N = 1
 
 
