@@ -17,7 +17,16 @@ with more data.
 
 Candidates (base squares; row 1 is a1..h1): ``edgein`` row 1 and c2, f2; ``tri`` a1..d1, a2..c2,
 a3, b3, a4; ``cblock`` a1, c1..f1, h1, c2..f2; ``cross`` a1, b1, a2..c2, b3..d3, c4, d4;
-``corner8`` a1..d1, a2..d2. Needs numpy (``pip install -e '.[train]'``).
+``corner8`` a1..d1, a2..d2.
+
+Scalar candidates (the issue's "scalar features such as stable discs and mobility by region"),
+each one or more columns added to the four scalar terms, one weight a column and phase:
+``stable`` the difference of the two sides' stable discs (the core's own count: full lines, walls
+and stable neighbours on all four axes); ``mobsplit`` each side's mobility alone (two columns, so
+that the fit can weigh one's own moves and the opponent's apart); ``mobregion`` the mobility
+difference on corners, X-squares, C-squares, the other edge squares and the inner squares apart
+(five columns); ``frontsplit`` each side's frontier (potential mobility) alone. Needs numpy
+(``pip install -e '.[train]'``).
 """
 
 from __future__ import annotations
@@ -40,6 +49,7 @@ CANDIDATES = {
     "cross": (0, 1, 8, 9, 10, 17, 18, 19, 26, 27),
     "corner8": (0, 1, 2, 3, 8, 9, 10, 11),
 }
+SCALARS = ("stable", "mobsplit", "mobregion", "frontsplit")
 HERE = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_TESTS = os.path.join(HERE, os.pardir, "training", "test20*.txt.gz")
 
@@ -73,6 +83,117 @@ def family_indices(P, O, instances):
     return np.stack(cols, axis=1)
 
 
+U64 = 0xFFFFFFFFFFFFFFFF
+NOT_A, NOT_H = 0xFEFEFEFEFEFEFEFE, 0x7F7F7F7F7F7F7F7F
+CORNERS = 0x8100000000000081
+XSQ = 0x0042000000004200
+CSQ = 0x4281000000008142
+EDGES = 0xFF818181818181FF & ~(CORNERS | CSQ)
+
+
+def _shift(x, s: int, mask: int = U64):
+    """x shifted by s squares (left for s > 0), masked; numpy uint64 arrays."""
+    import numpy as np
+    y = (x << np.uint64(s)) if s > 0 else (x >> np.uint64(-s))
+    return y & np.uint64(mask)
+
+
+def neighbours(x):
+    """The squares next to x (numpy uint64 arrays)."""
+    h = _shift(x, 1, NOT_A) | _shift(x, -1, NOT_H)
+    return h | _shift(x | h, 8) | _shift(x | h, -8)
+
+
+def moves(P, O):
+    """Legal moves of P against O (numpy uint64 arrays), by runs along the eight directions."""
+    import numpy as np
+    empty = ~(P | O)
+    out = np.zeros_like(P)
+    for s, mask in ((1, NOT_A), (-1, NOT_H), (8, U64), (-8, U64), (9, NOT_A), (-9, NOT_H),
+                    (7, NOT_H), (-7, NOT_A)):
+        run = _shift(P, s, mask) & O
+        for _ in range(5):
+            run |= _shift(run, s, mask) & O
+        out |= _shift(run, s, mask) & empty
+    return out
+
+
+def popcount(x):
+    import numpy as np
+    return np.bitwise_count(x).astype(np.int32) if hasattr(np, "bitwise_count") else \
+        np.array([bin(int(v)).count("1") for v in x], dtype=np.int32)
+
+
+def scalar_columns(P, O, name: str):
+    """The scalar candidate's columns (n x k, int32) for P to move against O."""
+    import numpy as np
+    if name == "stable":
+        return _stable_diff(P, O)[:, None]
+    mP, mO = moves(P, O), moves(O, P)
+    if name == "mobsplit":
+        return np.stack([popcount(mP), popcount(mO)], axis=1)
+    if name == "mobregion":
+        inner = U64 & ~(CORNERS | XSQ | CSQ | EDGES)
+        return np.stack([popcount(mP & np.uint64(r)) - popcount(mO & np.uint64(r))
+                         for r in (CORNERS, XSQ, CSQ, EDGES, inner)], axis=1)
+    if name == "frontsplit":
+        empty = ~(P | O)
+        return np.stack([popcount(empty & neighbours(O)), popcount(empty & neighbours(P))], axis=1)
+    raise ValueError(name)
+
+
+def _stable_diff(P, O):
+    """Stable discs of P less those of O, as the core counts them for its stability cut-off
+    (a disc is stable when on each of the four axes its line is full or a neighbour along it is
+    a wall or a stable disc of the same colour)."""
+    import numpy as np
+    filled = P | O
+    t = filled & (filled >> np.uint64(4))
+    t &= t >> np.uint64(2)
+    t &= t >> np.uint64(1)
+    h = (t & np.uint64(0x0101010101010101)) * np.uint64(0xFF)
+    t = filled & (filled >> np.uint64(32))
+    t &= t >> np.uint64(16)
+    t &= t >> np.uint64(8)
+    v = (t & np.uint64(0xFF)) * np.uint64(0x0101010101010101)
+
+    def spread(x, s, m1, m2):
+        for k in (1, 2, 4):
+            a = np.uint64(_mask_cols(m1, k))
+            b = np.uint64(_mask_cols(m2, k))
+            x = x | (_shift(x, s * k) & a) | (_shift(x, -s * k) & b)
+        return x
+    d9 = ~spread(~filled, 9, "left", "right")
+    d7 = ~spread(~filled, 7, "right", "left")
+    walls_h = np.uint64(0x8181818181818181)
+    walls_v = np.uint64(0xFF000000000000FF)
+    h, v, d9, d7 = h | walls_h, v | walls_v, d9 | walls_h | walls_v, d7 | walls_h | walls_v
+
+    def stable(X):
+        s = np.zeros_like(X)
+        while True:
+            ns = X & (h | _shift(s, 1, NOT_A) | _shift(s, -1, NOT_H)) \
+                & (v | _shift(s, 8) | _shift(s, -8)) \
+                & (d9 | _shift(s, 9, NOT_A) | _shift(s, -9, NOT_H)) \
+                & (d7 | _shift(s, 7, NOT_H) | _shift(s, -7, NOT_A))
+            if (ns == s).all():
+                return s
+            s = ns
+    corners = (filled & np.uint64(CORNERS)) != 0
+    return np.where(corners, popcount(stable(P)) - popcount(stable(O)), 0).astype(np.int32)
+
+
+def _mask_cols(side: str, k: int) -> int:
+    """The squares that a shift by k columns towards the other side may land on: without the
+    first k columns (a, b, ...) for a shift to the right ("left" cleared), else the last k."""
+    m = 0
+    for r in range(8):
+        for c in range(8):
+            if (side == "left" and c >= k) or (side == "right" and c < 8 - k):
+                m |= 1 << (8 * r + c)
+    return m
+
+
 def features(P, O, names: list[str]):
     """(indices, scalars, canonical map, table entries) of the shipped layout plus the named
     candidates, their tables after the shipped ones, the scalar terms last."""
@@ -81,7 +202,10 @@ def features(P, O, names: list[str]):
     n_tab = _core.PATTERN_SCALAR_OFFSET
     canon = fitting.canonical_map()
     cols, maps, offset = [idx.astype(np.int64)], [canon[:n_tab]], n_tab
-    for name in names:
+    extra = [scalar_columns(P, O, name) for name in names if name in SCALARS]
+    if extra:
+        sc = np.concatenate([sc] + extra, axis=1)
+    for name in (n for n in names if n not in SCALARS):
         instances, size, fam_canon = family(CANDIDATES[name])
         cols.append(family_indices(P, O, instances) + offset)
         maps.append(fam_canon + offset)
@@ -108,9 +232,9 @@ def main(argv: list[str] | None = None) -> int:
                          "(0: least squares, the default)")
     args = ap.parse_args(argv)
     variants = [[n for n in v.split("+") if n != "base"] for v in args.variants.split(",")]
-    unknown = sorted({n for v in variants for n in v} - set(CANDIDATES))
+    unknown = sorted({n for v in variants for n in v} - set(CANDIDATES) - set(SCALARS))
     if unknown:
-        print(f"pattern_families: unknown candidate {unknown[0]!r} (known: {', '.join(CANDIDATES)})",
+        print(f"pattern_families: unknown candidate {unknown[0]!r} (known: {', '.join(list(CANDIDATES) + list(SCALARS))})",
               file=sys.stderr)
         return 2
     knees = [ascii_float(k) for k in args.huber.split(",")]

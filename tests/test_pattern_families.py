@@ -1,13 +1,19 @@
 """scripts/pattern_families.py: its fit of the shipped layout agrees with `othello-train fit` and
-`othello-train evaluate`, candidate families get their own lines, and bad input gets one line."""
+`othello-train evaluate`, candidate families and scalar terms get their own lines, the scalar
+candidates' columns agree with the rules, and bad input gets one line."""
 
 from __future__ import annotations
 
+import importlib.util
+import random
 import re
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+from othello_engine import _core
 from uci_support import command
 
 SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "pattern_families.py"
@@ -33,19 +39,19 @@ def test_the_shipped_layout_is_fitted_as_the_pipeline_fits_it(tmp_path: Path) ->
     assert pattern, evaluated.stdout
 
     out = run([sys.executable, "-P", str(SCRIPT), "p.txt", "--phase", "5",
-               "--variants", "base,tri,edgein+cross", "--tests", str(TEST_SET)], tmp_path)
+               "--variants", "base,tri,edgein+cross,stable+mobregion", "--tests", str(TEST_SET)], tmp_path)
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
     assert lines[0].startswith("phase 5 (20-23 empties): ")
     assert f", {phase5.group(1)} held out; exact sets: test20_zebra" in lines[0]
     rows = {ln.split()[0]: ln for ln in lines[1:]}
-    assert sorted(rows) == ["base", "edgein+cross", "tri"]
+    assert sorted(rows) == ["base", "edgein+cross", "stable+mobregion", "tri"]
     base = re.match(r"base\s+held-out (\d+\.\d+) test20_zebra (\d+\.\d\d) ", rows["base"])
     assert base, rows["base"]
     # the same fit as the pipeline's: its held-out error and the engine's error on the exact set
     assert f"{float(base.group(1)):.2f}" == phase5.group(2)
     assert base.group(2) == pattern.group(1)
-    for name in ("tri", "edgein+cross"):
+    for name in ("tri", "edgein+cross", "stable+mobregion"):
         other = re.match(rf"{re.escape(name)}\s+held-out (\d+\.\d+) test20_zebra (\d+\.\d\d) ",
                          rows[name])
         assert other, rows[name]
@@ -62,6 +68,86 @@ def test_the_shipped_layout_is_fitted_as_the_pipeline_fits_it(tmp_path: Path) ->
     assert share, half
     assert 0.3 * fitted < int(share.group(1)) < 0.7 * fitted
     assert share.group(2) != base.group(1)           # fewer games: another fit
+
+
+def _script():
+    spec = importlib.util.spec_from_file_location("pattern_families", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _stable_reference(P: int, O: int) -> int:
+    """P's stable discs by the definition, square by square: on each of the four axes the line
+    is full, or a neighbour along it is off the board or a stable disc of P."""
+    def line_full(r: int, c: int, dr: int, dc: int) -> bool:
+        for sign in (1, -1):
+            rr, cc = r, c
+            while 0 <= rr < 8 and 0 <= cc < 8:
+                if not (P | O) >> (8 * rr + cc) & 1:
+                    return False
+                rr, cc = rr + sign * dr, cc + sign * dc
+        return True
+    if not (P | O) & 0x8100000000000081:
+        return 0
+    stable = 0
+    while True:
+        new = 0
+        for sq in range(64):
+            if not P >> sq & 1:
+                continue
+            r, c = divmod(sq, 8)
+            ok = True
+            for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)):
+                ends = []
+                for sign in (1, -1):
+                    rr, cc = r + sign * dr, c + sign * dc
+                    ends.append(not (0 <= rr < 8 and 0 <= cc < 8) or stable >> (8 * rr + cc) & 1)
+                if not (any(ends) or line_full(r, c, dr, dc)):
+                    ok = False
+                    break
+            if ok:
+                new |= 1 << sq
+        if new == stable:
+            return bin(stable).count("1")
+        stable = new
+
+
+def test_scalar_candidates_follow_the_rules() -> None:
+    np = pytest.importorskip("numpy")
+    pf = _script()
+    rng = random.Random(5)
+    boards = []
+    for _ in range(60):
+        P, O = 0x0000000810000000, 0x0000001008000000
+        for _ in range(rng.randint(20, 58)):
+            moves = _core.legal_moves(P, O)
+            if not moves:
+                P, O = O, P
+                moves = _core.legal_moves(P, O)
+                if not moves:
+                    break
+            sq = rng.choice([i for i in range(64) if moves >> i & 1])
+            P, O = _core.make_move(P, O, sq)
+        boards.append((P, O))
+    P = np.array([b[0] for b in boards], dtype=np.uint64)
+    O = np.array([b[1] for b in boards], dtype=np.uint64)
+    stable = pf.scalar_columns(P, O, "stable")[:, 0]
+    split = pf.scalar_columns(P, O, "mobsplit")
+    region = pf.scalar_columns(P, O, "mobregion")
+    front = pf.scalar_columns(P, O, "frontsplit")
+    assert any(stable)
+    for k, (p, o) in enumerate(boards):
+        assert stable[k] == _stable_reference(p, o) - _stable_reference(o, p)
+        mp, mo = _core.legal_moves(p, o), _core.legal_moves(o, p)
+        assert list(split[k]) == [bin(mp).count("1"), bin(mo).count("1")]
+        assert sum(region[k]) == bin(mp).count("1") - bin(mo).count("1")
+        assert region[k][0] == bin(mp & 0x8100000000000081).count("1") - bin(mo & 0x8100000000000081).count("1")
+        empty = ~(p | o) & (2**64 - 1)
+        fr = [sum(1 for sq in range(64) if empty >> sq & 1 and any(
+            x >> (8 * (sq // 8 + dr) + sq % 8 + dc) & 1 for dr in (-1, 0, 1) for dc in (-1, 0, 1)
+            if (dr or dc) and 0 <= sq // 8 + dr < 8 and 0 <= sq % 8 + dc < 8)) for x in (o, p)]
+        assert list(front[k]) == fr
 
 
 def test_bad_input_gets_one_line(tmp_path: Path) -> None:
