@@ -10,6 +10,10 @@ Where the target has BMI2, the pattern evaluation and the solver's last move gat
 hundreds of cycles, so a native build on such a CPU leaves it out (the core then reads the
 board's images, as without BMI2). ``OTHELLO_ENGINE_PEXT=0`` or ``1`` decides it by hand, for
 example ``0`` for an ``x86-64-v3`` build meant for those CPUs.
+
+Where the target has AVX-512 with VBMI and VNNI (Intel since Ice Lake, AMD since Zen 4), the
+search computes the pattern evaluation's indices with vector instructions instead (about a
+quarter more nodes a second); ``OTHELLO_ENGINE_AVX512=0`` leaves that path out.
 """
 import os
 import re
@@ -33,12 +37,14 @@ def slow_pext() -> bool:
 march = os.environ.get("OTHELLO_ENGINE_MARCH", "native")
 pext = os.environ.get("OTHELLO_ENGINE_PEXT", "")
 use_pext = pext == "1" if pext in ("0", "1") else not (march == "native" and slow_pext())
+use_avx512 = os.environ.get("OTHELLO_ENGINE_AVX512", "") != "0"
 extensions = [
     Extension(
         "othello_engine._core",
         ["othello_engine/_core.pyx"],
         extra_compile_args=["-O3", "-funroll-loops"] + ([f"-march={march}"] if march else []),
-        define_macros=[] if use_pext else [("OE_NO_PEXT", "1")],
+        define_macros=([] if use_pext else [("OE_NO_PEXT", "1")])
+        + ([] if use_avx512 else [("OE_NO_AVX512", "1")]),
     )
 ]
 

@@ -102,6 +102,11 @@ _PEXT_TABLES_AGREE = bool(_pext_tables_agree)
 definition (always True in a build without pext)."""
 
 
+PATTERN_SIMD = bool(OE_SIMD and _simd_ready)
+"""Whether the search computes the pattern indices with AVX-512 (a build for a CPU with VBMI and
+VNNI; otherwise pext, or the board's images)."""
+
+
 def _pattern_indices_both(u64 P, u64 O):
     """Tests: the 46 table offsets of P to move as the search computes them, and as the
     definition (the board's images) gives them."""
@@ -110,6 +115,25 @@ def _pattern_indices_both(u64 P, u64 O):
     oe_pattern_indices(P, O, a)
     oe_pattern_indices_images(P, O, b)
     return [a[i] for i in range(PATTERN_INSTANCES_C)], [b[i] for i in range(PATTERN_INSTANCES_C)]
+
+
+def _pattern_indices_simd(u64 P, u64 O):
+    """Tests: the 46 table offsets of P to move by the AVX-512 path (the pext path's in a build
+    without it)."""
+    cdef int a[PATTERN_INSTANCES_C]
+    oe_pattern_indices_simd(P, O, a)
+    return [a[i] for i in range(PATTERN_INSTANCES_C)]
+
+
+def _pattern_sum(u64 P, u64 O, int phase, bint simd=True):
+    """Tests: the sum of the 46 instances' weights of the loaded weights' phase, by the path the
+    search uses (simd) or by pext."""
+    if oe_pw == NULL:
+        raise RuntimeError("no pattern weights are loaded")
+    if not 0 <= phase < OE_PATTERN_PHASES:
+        raise ValueError("no such phase")
+    cdef const short* w = oe_pw + phase * OE_PATTERN_ENTRIES
+    return oe_pattern_sum_fast(P, O, w) if simd else oe_pattern_sum(P, O, w)
 
 
 def pattern_terms(u64 P, u64 O):

@@ -214,6 +214,119 @@ cdef extern from *:
     static inline int oe_pattern_phase(int empties) {
         return (empties > 59 ? 59 : empties) / 4;
     }
+
+    /* With AVX-512 (VBMI for the byte permutation, VNNI for the dot product), the 46 indices are
+       computed side by side instead of gather by gather. The board becomes 64 bytes of digits
+       (0 empty, 1 the side to move, 2 the other); the instances, padded to 48, lie in three
+       blocks of 16, and each instance's places (the squares in its base order: place i weighs
+       3^i) in three groups of four. Vector 3b + g holds group g of block b: its byte 4l + t is
+       the digit of the square at place 4g + t of instance 16b + l (a permutation of the digits,
+       zero where there is no such place), and a dot product of each four bytes with
+       (1, 3, 9, 27) gives the group's number; the index is g0 + 81 g1 + 6561 g2 plus the
+       family's table offset. The weights are then fetched by a gather. The permutations and
+       offsets are derived at import from the definition (oe_pattern_indices_images), and the
+       search uses this path only if that succeeded (a test checks that both ways give the same
+       indices). */
+    #if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VBMI__) \
+        && defined(__AVX512VNNI__) && !defined(OE_NO_AVX512)
+    #include <immintrin.h>
+    #define OE_SIMD 1
+    static unsigned char oe_simd_perm[9][64] __attribute__((aligned(64)));
+    static unsigned long long oe_simd_keep[9];
+    static int oe_simd_off[48] __attribute__((aligned(64)));
+    static int oe_simd_ok = 0;
+
+    static int oe_simd_init(void) {
+        int base[46], ix[46], sq_at[46][12], n[46], j, q, k;
+        oe_pattern_indices_images(0, 0, base);
+        for (j = 0; j < 46; j++) {
+            n[j] = 0;
+            for (k = 0; k < 12; k++) sq_at[j][k] = -1;
+        }
+        for (q = 0; q < 64; q++) {
+            oe_pattern_indices_images(1ULL << q, 0, ix);
+            for (j = 0; j < 46; j++) {
+                int d = ix[j] - base[j], place = 0;
+                if (d == 0) continue;
+                while (d % 3 == 0) { d /= 3; place++; }
+                if (d != 1 || place >= 12 || sq_at[j][place] != -1) return 0;
+                sq_at[j][place] = q;
+                n[j]++;
+            }
+        }
+        for (j = 0; j < 48; j++)
+            oe_simd_off[j] = j < 46 ? base[j] : 0;
+        for (int v = 0; v < 9; v++) {
+            int b = v / 3, g = v % 3;
+            oe_simd_keep[v] = 0;
+            for (int lane = 0; lane < 64; lane++) {
+                int inst = 16 * b + lane / 4, place = 4 * g + lane % 4;
+                oe_simd_perm[v][lane] = 0;
+                if (inst < 46 && place < n[inst]) {
+                    if (sq_at[inst][place] < 0) return 0;     /* the places must run 0..n-1 */
+                    oe_simd_perm[v][lane] = (unsigned char)sq_at[inst][place];
+                    oe_simd_keep[v] |= 1ULL << lane;
+                }
+            }
+        }
+        oe_simd_ok = 1;
+        return 1;
+    }
+
+    static inline __m512i oe_simd_block(__m512i d, int b) {
+        const __m512i pow4 = _mm512_set1_epi32(0x1B090301);     /* bytes 1, 3, 9, 27 */
+        const __m512i zero = _mm512_setzero_si512();
+        __m512i g0 = _mm512_dpbusd_epi32(zero, _mm512_maskz_permutexvar_epi8(
+            oe_simd_keep[3 * b], _mm512_load_si512((const void*)oe_simd_perm[3 * b]), d), pow4);
+        __m512i g1 = _mm512_dpbusd_epi32(zero, _mm512_maskz_permutexvar_epi8(
+            oe_simd_keep[3 * b + 1], _mm512_load_si512((const void*)oe_simd_perm[3 * b + 1]), d), pow4);
+        __m512i g2 = _mm512_dpbusd_epi32(zero, _mm512_maskz_permutexvar_epi8(
+            oe_simd_keep[3 * b + 2], _mm512_load_si512((const void*)oe_simd_perm[3 * b + 2]), d), pow4);
+        __m512i ix = _mm512_add_epi32(g0, _mm512_mullo_epi32(g1, _mm512_set1_epi32(81)));
+        ix = _mm512_add_epi32(ix, _mm512_mullo_epi32(g2, _mm512_set1_epi32(6561)));
+        return _mm512_add_epi32(ix, _mm512_load_si512((const void*)(oe_simd_off + 16 * b)));
+    }
+
+    static inline __m512i oe_simd_digits(unsigned long long P, unsigned long long O) {
+        return _mm512_or_si512(_mm512_maskz_set1_epi8((__mmask64)P, 1),
+                               _mm512_maskz_set1_epi8((__mmask64)O, 2));
+    }
+
+    static inline void oe_pattern_indices_simd(unsigned long long P, unsigned long long O, int* out) {
+        int tmp[48] __attribute__((aligned(64)));
+        __m512i d = oe_simd_digits(P, O);
+        for (int b = 0; b < 3; b++)
+            _mm512_store_si512((void*)(tmp + 16 * b), oe_simd_block(d, b));
+        for (int j = 0; j < 46; j++)
+            out[j] = tmp[j];
+    }
+
+    /* the weights are int16: each gather reads 32 bits at the entry (its neighbour above it
+       in the high half, which the shifts drop); the last block's two padding lanes are masked */
+    static inline int oe_pattern_sum_simd(unsigned long long P, unsigned long long O, const short* w) {
+        __m512i d = oe_simd_digits(P, O);
+        __m512i a = _mm512_i32gather_epi32(oe_simd_block(d, 0), (const void*)w, 2);
+        __m512i b = _mm512_i32gather_epi32(oe_simd_block(d, 1), (const void*)w, 2);
+        __m512i c = _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), (__mmask16)0x3FFF,
+                                                oe_simd_block(d, 2), (const void*)w, 2);
+        a = _mm512_srai_epi32(_mm512_slli_epi32(a, 16), 16);
+        b = _mm512_srai_epi32(_mm512_slli_epi32(b, 16), 16);
+        c = _mm512_srai_epi32(_mm512_slli_epi32(c, 16), 16);
+        return _mm512_reduce_add_epi32(_mm512_add_epi32(_mm512_add_epi32(a, b), c));
+    }
+    static inline int oe_pattern_sum_fast(unsigned long long P, unsigned long long O, const short* w) {
+        return oe_simd_ok ? oe_pattern_sum_simd(P, O, w) : oe_pattern_sum(P, O, w);
+    }
+    #else
+    #define OE_SIMD 0
+    static int oe_simd_init(void) { return 0; }
+    static inline void oe_pattern_indices_simd(unsigned long long P, unsigned long long O, int* out) {
+        oe_pattern_indices(P, O, out);
+    }
+    static inline int oe_pattern_sum_fast(unsigned long long P, unsigned long long O, const short* w) {
+        return oe_pattern_sum(P, O, w);
+    }
+    #endif
     """
     int OE_PATTERN_PHASES, OE_PATTERN_SCALARS, OE_PATTERN_ENTRIES, OE_OFF_SCALAR
     const short* oe_pw
@@ -224,6 +337,10 @@ cdef extern from *:
     void oe_pattern_indices(u64 P, u64 O, int* ix) noexcept nogil
     int oe_pattern_sum(u64 P, u64 O, const short* w) noexcept nogil
     int oe_pattern_phase(int empties) noexcept nogil
+    const int OE_SIMD
+    int oe_simd_init() nogil
+    void oe_pattern_indices_simd(u64 P, u64 O, int* ix) noexcept nogil
+    int oe_pattern_sum_fast(u64 P, u64 O, const short* w) noexcept nogil
 
 cdef extern from *:
     """
@@ -239,6 +356,8 @@ cdef enum:
 oe_pattern_init_t3()
 # (1: the literal instance tables of the BMI2 path agree with the definition; a test checks it)
 cdef int _pext_tables_agree = oe_pattern_init_pext()
+# (1: the AVX-512 path's permutations were derived from the definition, and the search uses it)
+cdef int _simd_ready = oe_simd_init()
 cdef short* _pattern_weights = NULL
 cdef u64 FULL_MASK_C = 0xFFFFFFFFFFFFFFFFULL
 
@@ -258,7 +377,7 @@ cdef inline int pattern_eval(u64 P, u64 O, u64 mP, u64 mO) noexcept nogil:
     cdef int sc[4]
     cdef int empties = 64 - oe_popcount(P | O)
     cdef const short* w = oe_pw + oe_pattern_phase(empties) * OE_PATTERN_ENTRIES
-    cdef int i, total = oe_pattern_sum(P, O, w)
+    cdef int i, total = oe_pattern_sum_fast(P, O, w)
     pattern_scalars(P, O, mP, mO, empties, sc)
     for i in range(4):
         total += w[OE_OFF_SCALAR + i] * sc[i]

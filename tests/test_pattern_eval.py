@@ -91,6 +91,30 @@ def test_fast_indices_agree_with_the_images_on_random_and_game_positions() -> No
     assert _core._PEXT_TABLES_AGREE
 
 
+def test_vector_indices_and_sums_agree_with_the_definition(shipped: array.array) -> None:
+    """Where the core computes the indices with AVX-512 (PATTERN_SIMD), its indices equal the
+    definition's and its sum of table entries equals the pext path's and the sum read from the
+    file's tables at the reference indices, in every phase, on game positions and arbitrary disc
+    patterns (where it does not, the same functions run the pext path and the test still holds)."""
+    rng = random.Random(23)
+    positions = [random_position(rng, rng.randint(0, 60)) for _ in range(300)]
+    for _ in range(1000):
+        P = rng.getrandbits(64)
+        positions.append((P, rng.getrandbits(64) & ~P))
+    positions += [(0, 0), (2**64 - 1, 0), (0, 2**64 - 1)]
+    n = _core.PATTERN_ENTRIES
+    for k, (P, O) in enumerate(positions):
+        assert _core._pattern_indices_simd(P, O) == reference_indices(P, O), (hex(P), hex(O))
+        phase = k % _core.PATTERN_PHASES
+        table = shipped[phase * n:(phase + 1) * n]
+        expected = sum(table[i] for i in reference_indices(P, O))
+        assert _core._pattern_sum(P, O, phase, True) == expected
+        assert _core._pattern_sum(P, O, phase, False) == expected
+    assert isinstance(_core.PATTERN_SIMD, bool)
+    with pytest.raises(ValueError):
+        _core._pattern_sum(0, 0, _core.PATTERN_PHASES)
+
+
 def test_evaluation_is_the_sum_of_its_table_entries(shipped: array.array) -> None:
     """The search's number, recomputed from the file's tables and the reference indices."""
     rng = random.Random(11)
