@@ -75,16 +75,20 @@ def test_indices_match_the_layout_definition() -> None:
         assert features(P, O)[0] == reference_indices(P, O)
 
 
+def mixed_positions(seed: int, arbitrary: int) -> list[tuple[int, int]]:
+    """300 positions of random games, then arbitrary disc patterns and the extreme boards."""
+    rng = random.Random(seed)
+    positions = [random_position(rng, rng.randint(0, 60)) for _ in range(300)]
+    for _ in range(arbitrary):
+        P = rng.getrandbits(64)
+        positions.append((P, rng.getrandbits(64) & ~P))
+    return positions + [(0, 0), (2**64 - 1, 0), (0, 2**64 - 1)]
+
+
 def test_fast_indices_agree_with_the_images_on_random_and_game_positions() -> None:
     """The search's indices (gathered with pext where the CPU has BMI2) equal the definition's,
     read from the board's eight images, on game positions and on arbitrary disc patterns."""
-    rng = random.Random(19)
-    positions = [random_position(rng, rng.randint(0, 60)) for _ in range(300)]
-    for _ in range(2000):
-        P = rng.getrandbits(64)
-        positions.append((P, rng.getrandbits(64) & ~P))
-    positions += [(0, 0), (2**64 - 1, 0), (0, 2**64 - 1)]
-    for P, O in positions:
+    for P, O in mixed_positions(19, 2000):
         fast, images = _core._pattern_indices_both(P, O)
         assert fast == images, (hex(P), hex(O))
     assert isinstance(_core.PATTERN_PEXT, bool)
@@ -96,12 +100,7 @@ def test_vector_indices_and_sums_agree_with_the_definition(shipped: array.array)
     definition's and its sum of table entries equals the pext path's and the sum read from the
     file's tables at the reference indices, in every phase, on game positions and arbitrary disc
     patterns (where it does not, the same functions run the pext path and the test still holds)."""
-    rng = random.Random(23)
-    positions = [random_position(rng, rng.randint(0, 60)) for _ in range(300)]
-    for _ in range(1000):
-        P = rng.getrandbits(64)
-        positions.append((P, rng.getrandbits(64) & ~P))
-    positions += [(0, 0), (2**64 - 1, 0), (0, 2**64 - 1)]
+    positions = mixed_positions(23, 1000)
     n = _core.PATTERN_ENTRIES
     for k, (P, O) in enumerate(positions):
         assert _core._pattern_indices_simd(P, O) == reference_indices(P, O), (hex(P), hex(O))
