@@ -1,8 +1,8 @@
 """Would more pattern families lower the evaluation's error? An offline fit of one phase.
 
-Fits one phase of the pattern evaluation (its positions, widened by 2 empties each side, as
-`othello-train fit` does) with the shipped families alone and with candidate families added, and
-prints for each variant the mean absolute error on the held-out games (against the same blended
+Fits one phase of the pattern evaluation (its positions, widened by 2 empties each side as
+`othello-train fit` does, or by ``--widen`` empties) with the shipped families alone and with
+candidate families added, and prints for each variant the mean absolute error on the held-out games (against the same blended
 targets; the shipped layout's figure is the one `othello-train fit` prints for that phase) and on
 exact test sets (by default the committed ``training/test20*.txt.gz``, which are
 phase 5's). Nothing in the engine changes: the candidates' indices are computed here, square by
@@ -223,6 +223,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--tests", default=DEFAULT_TESTS, help="exact test sets (a glob)")
     ap.add_argument("--blend", type=float, default=0.5, help="weight of the search score (default 0.5)")
     ap.add_argument("--ridge", type=float, default=5.0)
+    ap.add_argument("--widen", type=int, default=2,
+                    help="the phase's window of empties widened by this many on both sides for the "
+                         "fit (default 2, as `othello-train fit` does)")
     ap.add_argument("--iterations", type=int, default=60)
     ap.add_argument("--train-share", default="1", metavar="S[,S...]",
                     help="the learning curve: fit on this share of the training games (blocks of "
@@ -236,6 +239,9 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         print(f"pattern_families: unknown candidate {unknown[0]!r} (known: {', '.join(list(CANDIDATES) + list(SCALARS))})",
               file=sys.stderr)
+        return 2
+    if args.widen < 0:
+        print(f"pattern_families: --widen takes 0 or more empties, not {args.widen}", file=sys.stderr)
         return 2
     knees = [ascii_float(k) for k in args.huber.split(",")]
     if any(k is None or k < 0 for k in knees):
@@ -270,7 +276,7 @@ def main(argv: list[str] | None = None) -> int:
     target = fitting.blended_targets(result, score, args.blend)
     lo, hi = 4 * args.phase, 4 * args.phase + 3
     held = fitting.held_out(len(P), fitting.FitSettings.holdout)     # as `fit` holds them out
-    train = ~held & (empties >= lo - 2) & (empties <= hi + 2)
+    train = ~held & (empties >= lo - args.widen) & (empties <= hi + args.widen)
     test = held & (empties >= lo) & (empties <= hi)
     if not train.any() or not test.any():
         print(f"pattern_families: no positions of phase {args.phase} to fit or to test", file=sys.stderr)

@@ -156,7 +156,8 @@ def test_bad_input_gets_one_line(tmp_path: Path) -> None:
                         (["none.txt"], "none.txt"),
                         (["p.txt"], "p.txt"),
                         (["p.txt", "--train-share", "0.5,0"], "--train-share"),
-                        (["p.txt", "--train-share", "1.5"], "--train-share")):
+                        (["p.txt", "--train-share", "1.5"], "--train-share"),
+                        (["p.txt", "--widen", "-1"], "--widen")):
         bad = run([sys.executable, "-P", str(SCRIPT), *args], tmp_path)
         assert bad.returncode == 2
         assert bad.stdout == ""
