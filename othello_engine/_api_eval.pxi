@@ -93,6 +93,20 @@ def pattern_features(const unsigned long long[::1] P, const unsigned long long[:
             pattern_scalars(p, o, mp, mo, 64 - oe_popcount(p | o), &scalars[4 * i])
 
 
+def stable_counts(const unsigned long long[::1] P, const unsigned long long[::1] O, int[::1] counts):
+    """For training probes: the number of stable discs of each P[i] against O[i] (8x8) into
+    counts[i], as the solver's stability cut-off counts them (full lines, walls and stable
+    neighbours on all four axes; 0 while every corner is empty). Runs without the GIL."""
+    cdef Py_ssize_t i, n = P.shape[0]
+    cdef EvalCtx ctx
+    if O.shape[0] != n or counts.shape[0] < n:
+        raise ValueError("stable_counts: buffer sizes do not match")
+    eval_ctx_init(&ctx, FULL_MASK_C)
+    with nogil:
+        for i in range(n):
+            counts[i] = count_stable(&ctx, P[i], O[i])
+
+
 PATTERN_PEXT = bool(OE_PEXT)
 """Whether this build gathers the pattern squares with BMI2 (pext) instead of reading the board's
 eight images (the definition, which stays the fallback)."""

@@ -60,6 +60,9 @@ def pattern_features(P: object, O: object, indices: object, scalars: object) -> 
     (uint64 buffers in, int32 buffers out)."""
     ...
 def pattern_terms(P: Bitboard, O: Bitboard) -> dict[str, int]: ...
+def stable_counts(P: object, O: object, counts: object) -> None:
+    """Training probes: each position's stable discs of P (uint64 buffers in, an int32 buffer out)."""
+    ...
 PATTERN_PEXT: Final[bool]
 PATTERN_SIMD: Final[bool]
 _PEXT_TABLES_AGREE: Final[bool]

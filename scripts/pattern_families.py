@@ -104,94 +104,39 @@ def neighbours(x):
     return h | _shift(x | h, 8) | _shift(x | h, -8)
 
 
-def moves(P, O):
-    """Legal moves of P against O (numpy uint64 arrays), by runs along the eight directions."""
-    import numpy as np
-    empty = ~(P | O)
-    out = np.zeros_like(P)
-    for s, mask in ((1, NOT_A), (-1, NOT_H), (8, U64), (-8, U64), (9, NOT_A), (-9, NOT_H),
-                    (7, NOT_H), (-7, NOT_A)):
-        run = _shift(P, s, mask) & O
-        for _ in range(5):
-            run |= _shift(run, s, mask) & O
-        out |= _shift(run, s, mask) & empty
-    return out
-
-
 def popcount(x):
     import numpy as np
     return np.bitwise_count(x).astype(np.int32) if hasattr(np, "bitwise_count") else \
         np.array([bin(int(v)).count("1") for v in x], dtype=np.int32)
 
 
+def stable_counts(P, O):
+    """Each P's stable discs against O, counted by the core as its solver counts them."""
+    import numpy as np
+    P = np.ascontiguousarray(P, dtype=np.uint64)
+    out = np.zeros(len(P), dtype=np.int32)
+    _core.stable_counts(P, np.ascontiguousarray(O, dtype=np.uint64), out)
+    return out
+
+
 def scalar_columns(P, O, name: str):
     """The scalar candidate's columns (n x k, int32) for P to move against O."""
     import numpy as np
     if name == "stable":
-        return _stable_diff(P, O)[:, None]
-    mP, mO = moves(P, O), moves(O, P)
+        return (stable_counts(P, O) - stable_counts(O, P))[:, None]
+    if name == "frontsplit":
+        empty = ~(P | O)
+        return np.stack([popcount(empty & neighbours(O)), popcount(empty & neighbours(P))], axis=1)
+    ps, os_ = P.tolist(), O.tolist()
+    mP = np.array([_core.legal_moves(p, o) for p, o in zip(ps, os_)], dtype=np.uint64)
+    mO = np.array([_core.legal_moves(o, p) for p, o in zip(ps, os_)], dtype=np.uint64)
     if name == "mobsplit":
         return np.stack([popcount(mP), popcount(mO)], axis=1)
     if name == "mobregion":
         inner = U64 & ~(CORNERS | XSQ | CSQ | EDGES)
         return np.stack([popcount(mP & np.uint64(r)) - popcount(mO & np.uint64(r))
                          for r in (CORNERS, XSQ, CSQ, EDGES, inner)], axis=1)
-    if name == "frontsplit":
-        empty = ~(P | O)
-        return np.stack([popcount(empty & neighbours(O)), popcount(empty & neighbours(P))], axis=1)
     raise ValueError(name)
-
-
-def _stable_diff(P, O):
-    """Stable discs of P less those of O, as the core counts them for its stability cut-off
-    (a disc is stable when on each of the four axes its line is full or a neighbour along it is
-    a wall or a stable disc of the same colour)."""
-    import numpy as np
-    filled = P | O
-    t = filled & (filled >> np.uint64(4))
-    t &= t >> np.uint64(2)
-    t &= t >> np.uint64(1)
-    h = (t & np.uint64(0x0101010101010101)) * np.uint64(0xFF)
-    t = filled & (filled >> np.uint64(32))
-    t &= t >> np.uint64(16)
-    t &= t >> np.uint64(8)
-    v = (t & np.uint64(0xFF)) * np.uint64(0x0101010101010101)
-
-    def spread(x, s, m1, m2):
-        for k in (1, 2, 4):
-            a = np.uint64(_mask_cols(m1, k))
-            b = np.uint64(_mask_cols(m2, k))
-            x = x | (_shift(x, s * k) & a) | (_shift(x, -s * k) & b)
-        return x
-    d9 = ~spread(~filled, 9, "left", "right")
-    d7 = ~spread(~filled, 7, "right", "left")
-    walls_h = np.uint64(0x8181818181818181)
-    walls_v = np.uint64(0xFF000000000000FF)
-    h, v, d9, d7 = h | walls_h, v | walls_v, d9 | walls_h | walls_v, d7 | walls_h | walls_v
-
-    def stable(X):
-        s = np.zeros_like(X)
-        while True:
-            ns = X & (h | _shift(s, 1, NOT_A) | _shift(s, -1, NOT_H)) \
-                & (v | _shift(s, 8) | _shift(s, -8)) \
-                & (d9 | _shift(s, 9, NOT_A) | _shift(s, -9, NOT_H)) \
-                & (d7 | _shift(s, 7, NOT_H) | _shift(s, -7, NOT_A))
-            if (ns == s).all():
-                return s
-            s = ns
-    corners = (filled & np.uint64(CORNERS)) != 0
-    return np.where(corners, popcount(stable(P)) - popcount(stable(O)), 0).astype(np.int32)
-
-
-def _mask_cols(side: str, k: int) -> int:
-    """The squares that a shift by k columns towards the other side may land on: without the
-    first k columns (a, b, ...) for a shift to the right ("left" cleared), else the last k."""
-    m = 0
-    for r in range(8):
-        for c in range(8):
-            if (side == "left" and c >= k) or (side == "right" and c < 8 - k):
-                m |= 1 << (8 * r + c)
-    return m
 
 
 def features(P, O, names: list[str]):
