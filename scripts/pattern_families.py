@@ -11,6 +11,11 @@ the entries a symmetry maps onto each other tied as the fit ties the shipped one
 
     python scripts/pattern_families.py wthor.pos r2.pos ... --phase 5 --variants base,tri,tri+cross
 
+A variant may also leave shipped families out, by their names in ``_core.PATTERN_FAMILIES``
+after a minus: ``-diag4-diag5+edgein+tri`` fits the shipped layout without the two short
+diagonals and with two candidates instead (the same 46 instances, so the same number of weights
+read a position, but larger tables).
+
 ``--train-share 0.25,0.5,1`` fits each variant on those shares of the training games (whole blocks
 of 61 positions, chosen by a fixed seed; the held-out games stay the same): how the error falls
 with more data.
@@ -34,6 +39,7 @@ from __future__ import annotations
 import argparse
 import glob
 import os
+import re
 import sys
 import time
 
@@ -139,18 +145,37 @@ def scalar_columns(P, O, name: str):
     raise ValueError(name)
 
 
+def shipped_columns(name: str) -> range:
+    """The index columns of a shipped family (its instances, in the core's order)."""
+    start = 0
+    for family_name, _, count in _core.PATTERN_FAMILIES:
+        if family_name == name:
+            return range(start, start + count)
+        start += count
+    raise KeyError(name)
+
+
+def parse_variant(text: str) -> list[str]:
+    """'base-diag4+edgein' -> ['-diag4', 'edgein']: candidates added, '-name' a shipped family
+    left out ('base' alone: the shipped layout)."""
+    return [t.lstrip("+") for t in re.findall(r"[+-]?[A-Za-z0-9_]+", text) if t.lstrip("+") != "base"]
+
+
 def features(P, O, names: list[str]):
-    """(indices, scalars, canonical map, table entries) of the shipped layout plus the named
-    candidates, their tables after the shipped ones, the scalar terms last."""
+    """(indices, scalars, canonical map, table entries) of the shipped layout less the families
+    named '-name', plus the named candidates, their tables after the shipped ones (a left-out
+    family keeps its entries, which nothing reads), the scalar terms last."""
     import numpy as np
     idx, sc = fitting.positions_features(P, O)
     n_tab = _core.PATTERN_SCALAR_OFFSET
     canon = fitting.canonical_map()
+    dropped = [c for n in names if n.startswith("-") for c in shipped_columns(n[1:])]
+    idx = np.delete(idx, dropped, axis=1) if dropped else idx
     cols, maps, offset = [idx.astype(np.int64)], [canon[:n_tab]], n_tab
     extra = [scalar_columns(P, O, name) for name in names if name in SCALARS]
     if extra:
         sc = np.concatenate([sc] + extra, axis=1)
-    for name in (n for n in names if n not in SCALARS):
+    for name in (n for n in names if n not in SCALARS and not n.startswith("-")):
         instances, size, fam_canon = family(CANDIDATES[name])
         cols.append(family_indices(P, O, instances) + offset)
         maps.append(fam_canon + offset)
@@ -164,7 +189,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("positions", nargs="+", help="labelled positions (othello-train label)")
     ap.add_argument("--phase", type=int, default=5, help="the phase fitted (default 5: 20-23 empties)")
     ap.add_argument("--variants", default="base," + ",".join(CANDIDATES),
-                    help="comma-separated; each is base or candidates joined by + (default: each alone)")
+                    help="comma-separated; each is base or candidates joined by +, and shipped "
+                         "families left out by -name (default: each candidate alone)")
     ap.add_argument("--tests", default=DEFAULT_TESTS, help="exact test sets (a glob)")
     ap.add_argument("--blend", type=float, default=0.5, help="weight of the search score (default 0.5)")
     ap.add_argument("--ridge", type=float, default=5.0)
@@ -179,10 +205,15 @@ def main(argv: list[str] | None = None) -> int:
                     help="Huber's loss with these knees in discs, each variant fitted with each "
                          "(0: least squares, the default)")
     args = ap.parse_args(argv)
-    variants = [[n for n in v.split("+") if n != "base"] for v in args.variants.split(",")]
-    unknown = sorted({n for v in variants for n in v} - set(CANDIDATES) - set(SCALARS))
+    texts = [v.strip() for v in args.variants.split(",")]
+    variants = [parse_variant(v) for v in texts]
+    shipped = [name for name, _, _ in _core.PATTERN_FAMILIES]
+    known = set(CANDIDATES) | set(SCALARS) | {"-" + name for name in shipped}
+    unknown = sorted({n for v in variants for n in v} - known)
     if unknown:
-        print(f"pattern_families: unknown candidate {unknown[0]!r} (known: {', '.join(list(CANDIDATES) + list(SCALARS))})",
+        what = ("shipped family", ", ".join(shipped)) if unknown[0].startswith("-") else \
+            ("candidate", ", ".join(list(CANDIDATES) + list(SCALARS)))
+        print(f"pattern_families: unknown {what[0]} {unknown[0].lstrip('-')!r} (known: {what[1]})",
               file=sys.stderr)
         return 2
     if args.widen < 0:
@@ -232,7 +263,7 @@ def main(argv: list[str] | None = None) -> int:
           f"{int(test.sum())} held out; exact sets: {', '.join(tests) or 'none'}")
     block = np.flatnonzero(keep) // 61                  # the blocks held_out counts in
     rank = np.random.default_rng(1).permutation(int(block.max()) + 1)[block] / (block.max() + 1)
-    for names in variants:
+    for text, names in zip(texts, variants):
         start = time.time()
         # the indices once a variant (the candidates' are computed here, square by square), for
         # every knee and share fitted with it
@@ -251,7 +282,7 @@ def main(argv: list[str] | None = None) -> int:
             errors = [f"held-out {np.abs(predict(idx[test], sc[test]) - target[test]).mean():.3f}"]
             for name, (tidx, tsc), tres in test_sets:
                 errors.append(f"{name} {np.abs(predict(tidx, tsc) - tres).mean():.2f}")
-            label = (("+".join(names) or "base") + (f" huber {huber:g}" if huber else "")
+            label = ((text or "base") + (f" huber {huber:g}" if huber else "")
                      + (f" share {share:g} ({int(fitted.sum())})" if share < 1 else ""))
             print(f"{label:28s} {' '.join(errors)}  ({time.time() - start:.0f} s)", flush=True)
             start = time.time()

@@ -1,6 +1,7 @@
 """scripts/pattern_families.py: its fit of the shipped layout agrees with `othello-train fit` and
-`othello-train evaluate`, candidate families and scalar terms get their own lines, the scalar
-candidates' columns agree with the rules, and bad input gets one line."""
+`othello-train evaluate`, candidate families and scalar terms get their own lines, shipped
+families can be left out, the scalar candidates' columns agree with the rules, and bad input gets
+one line."""
 
 from __future__ import annotations
 
@@ -39,23 +40,24 @@ def test_the_shipped_layout_is_fitted_as_the_pipeline_fits_it(tmp_path: Path) ->
     assert pattern, evaluated.stdout
 
     out = run([sys.executable, "-P", str(SCRIPT), "p.txt", "--phase", "5",
-               "--variants", "base,tri,edgein+cross,stable+mobregion", "--tests", str(TEST_SET)], tmp_path)
+               "--variants", "base,tri,edgein+cross,stable+mobregion,-diag4-diag5+edgein",
+               "--tests", str(TEST_SET)], tmp_path)
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
     assert lines[0].startswith("phase 5 (20-23 empties): ")
     assert f", {phase5.group(1)} held out; exact sets: test20_zebra" in lines[0]
     rows = {ln.split()[0]: ln for ln in lines[1:]}
-    assert sorted(rows) == ["base", "edgein+cross", "stable+mobregion", "tri"]
+    assert sorted(rows) == ["-diag4-diag5+edgein", "base", "edgein+cross", "stable+mobregion", "tri"]
     base = re.match(r"base\s+held-out (\d+\.\d+) test20_zebra (\d+\.\d\d) ", rows["base"])
     assert base, rows["base"]
     # the same fit as the pipeline's: its held-out error and the engine's error on the exact set
     assert f"{float(base.group(1)):.2f}" == phase5.group(2)
     assert base.group(2) == pattern.group(1)
-    for name in ("tri", "edgein+cross", "stable+mobregion"):
+    for name in ("tri", "edgein+cross", "stable+mobregion", "-diag4-diag5+edgein"):
         other = re.match(rf"{re.escape(name)}\s+held-out (\d+\.\d+) test20_zebra (\d+\.\d\d) ",
                          rows[name])
         assert other, rows[name]
-        assert other.group(1) != base.group(1)       # more families: another fit
+        assert other.group(1) != base.group(1)       # other families: another fit
 
     # the learning curve: a share of the training games, and all of them as before
     curve = run([sys.executable, "-P", str(SCRIPT), "p.txt", "--phase", "5", "--variants", "base",
@@ -150,9 +152,31 @@ def test_scalar_candidates_follow_the_rules() -> None:
         assert list(front[k]) == fr
 
 
+def test_shipped_families_are_left_out_by_their_columns() -> None:
+    np = pytest.importorskip("numpy")
+    pf = _script()
+    assert pf.parse_variant("base") == []
+    assert pf.parse_variant("-diag4-diag5+edgein+tri") == ["-diag4", "-diag5", "edgein", "tri"]
+    assert pf.parse_variant("stable+mobregion") == ["stable", "mobregion"]
+    # the families' columns tile the core's instances in table order
+    columns = [c for name, _, _ in _core.PATTERN_FAMILIES for c in pf.shipped_columns(name)]
+    assert columns == list(range(_core.PATTERN_INSTANCES))
+    P = np.array([0x0000000810000000, 0x00000018080C0000], dtype=np.uint64)
+    O = np.array([0x0000001008000000, 0x0000240030000000], dtype=np.uint64)
+    full, _, _, n_full = pf.features(P, O, [])
+    less, _, _, n_less = pf.features(P, O, ["-diag4", "-row2"])
+    kept = [c for c in range(_core.PATTERN_INSTANCES)
+            if c not in pf.shipped_columns("diag4") and c not in pf.shipped_columns("row2")]
+    assert n_less == n_full and less.shape[1] == len(kept) == _core.PATTERN_INSTANCES - 8
+    assert (less == full[:, kept]).all()
+    swapped, _, _, n_swapped = pf.features(P, O, ["-diag4", "edgein"])
+    assert swapped.shape[1] == _core.PATTERN_INSTANCES and n_swapped == n_full + 3 ** 10
+
+
 def test_bad_input_gets_one_line(tmp_path: Path) -> None:
     (tmp_path / "p.txt").write_text("not a position file\n")
     for args, where in ((["p.txt", "--variants", "base,nosuch"], "nosuch"),
+                        (["p.txt", "--variants", "base-diag9"], "diag9"),
                         (["none.txt"], "none.txt"),
                         (["p.txt"], "p.txt"),
                         (["p.txt", "--train-share", "0.5,0"], "--train-share"),
