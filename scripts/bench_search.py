@@ -224,6 +224,10 @@ def parallel_capacity(threads: int, seconds: float = 2.0) -> float:
     return rate(threads) / rate(1)
 
 
+LONG_ENOUGH = 0.05
+"""Seconds a position must take with the first thread count to enter the geometric mean."""
+
+
 def compare_threads(positions: list[tuple[int, int, int]], args: argparse.Namespace,
                     counts: list[int], run: Callable[[_core.Search, int, int], int]) -> int:
     """Time to args.depth of every position (P, O, empties) with each thread count (run(search, P,
@@ -249,14 +253,22 @@ def compare_threads(positions: list[tuple[int, int, int]], args: argparse.Namesp
             row += f"{dt:>10.3f} {nodes:>10} {nodes / dt / t / 1e6:>6.2f} "
         print(row, flush=True)
     base = counts[0]
+    # positions searched in less than LONG_ENOUGH s by the first count say little of the others:
+    # the helper threads join an iteration only from its depth 6 on
+    long_enough = [k for k, dt in enumerate(times[base]) if dt >= LONG_ENOUGH]
     for t in counts:
         total = sum(times[t])
         ratios = sorted(a / b for a, b in zip(times[base], times[t]))
+        geo = (f", geometric mean x{statistics.geometric_mean(times[base][k] / times[t][k] for k in long_enough):.2f}"
+               f" over the {len(long_enough)} of {LONG_ENOUGH:g} s or more" if long_enough else "")
         print(f"threads {t}: depth {args.depth} in {total:.2f} s total, "
               f"{statistics.mean(rates[t]) / 1e6:.2f} Mnps per thread"
               + ("" if t == base else f"; speed-up x{sum(times[base]) / total:.2f} over {base} "
-                 f"(per position: median x{statistics.median(ratios):.2f}), nodes/s per thread "
+                 f"(per position: median x{statistics.median(ratios):.2f}{geo}), nodes/s per thread "
                  f"{statistics.mean(rates[t]) / statistics.mean(rates[base]):.0%} of {base}"))
+    if len(counts) > 1 and 2 * len(long_enough) < len(positions):
+        print(f"note: most positions took under {LONG_ENOUGH:g} s with {base} thread(s), too short for "
+              f"the helpers to show their speed-up; a larger --depth measures it")
     return 0
 
 
