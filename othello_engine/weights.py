@@ -21,7 +21,8 @@ another size's on its first use. A missing or corrupt file leaves the engine on 
 evaluation, with the reason in :data:`load_error` (8x8) or :func:`size_error` (the protocol
 adapters say it once: an ``info string`` line in UCI, a ``status`` line in NBoard, a line on
 standard error in GTP). ``OTHELLO_ENGINE_WEIGHTS`` names another file for 8x8,
-``OTHELLO_ENGINE_WEIGHTS_DIR`` another folder of ``evalN.weights`` for the other sizes.
+``OTHELLO_ENGINE_WEIGHTS_DIR`` another folder of ``evalN.weights`` (its ``eval8.weights``, where
+it has one, for 8x8 too unless ``OTHELLO_ENGINE_WEIGHTS`` is set).
 """
 
 from __future__ import annotations
@@ -170,7 +171,7 @@ def load(path: str, size: int = 8, file_size: Optional[int] = None) -> None:
 
 
 def ensure_loaded() -> bool:
-    """Load the shipped weights once (OTHELLO_ENGINE_WEIGHTS names another file); True when a
+    """Load 8x8's weights once (the file of :func:`size_path`); True when a
     pattern evaluation is available. A failure is kept in load_error, and the classic
     evaluation is used."""
     global load_error, _tried
@@ -179,7 +180,7 @@ def ensure_loaded() -> bool:
     if _tried:
         return False
     _tried = True
-    path = os.environ.get("OTHELLO_ENGINE_WEIGHTS") or DEFAULT_PATH
+    path = size_path(8)
     try:
         load(path)
     except WeightsError as exc:
@@ -189,10 +190,18 @@ def ensure_loaded() -> bool:
 
 
 def size_path(size: int) -> str:
-    """The weights file of a size x size board (OTHELLO_ENGINE_WEIGHTS_DIR or the shipped folder)."""
+    """The weights file of a size x size board: OTHELLO_ENGINE_WEIGHTS_DIR's or the shipped
+    folder's ``evalN.weights``. For 8x8, OTHELLO_ENGINE_WEIGHTS first, then the folder's
+    eval8.weights where it has one, else the shipped file (a folder made for other sizes alone
+    leaves 8x8 on its shipped weights)."""
+    folder = os.environ.get("OTHELLO_ENGINE_WEIGHTS_DIR")
     if size == 8:
-        return os.environ.get("OTHELLO_ENGINE_WEIGHTS") or DEFAULT_PATH
-    return os.path.join(os.environ.get("OTHELLO_ENGINE_WEIGHTS_DIR") or DATA_DIR, f"eval{size}.weights")
+        if os.environ.get("OTHELLO_ENGINE_WEIGHTS"):
+            return os.environ["OTHELLO_ENGINE_WEIGHTS"]
+        if folder and os.path.exists(os.path.join(folder, "eval8.weights")):
+            return os.path.join(folder, "eval8.weights")
+        return DEFAULT_PATH
+    return os.path.join(folder or DATA_DIR, f"eval{size}.weights")
 
 
 def donor_size(size: int) -> Optional[int]:

@@ -216,3 +216,26 @@ def test_a_tiny_6x6_training_run(tmp_path) -> None:
     assert not any("unavailable" in ln for ln in lines)
     assert any(ln.startswith("eval pattern ") for ln in lines)
     assert any(ln.startswith("bestmove ") for ln in lines)
+
+
+def _pattern_eval(env: dict[str, str]) -> str:
+    lines = _session(env, "uci\nposition startpos moves f5 d6\neval\nquit\n")
+    return next(ln for ln in lines if ln.startswith("eval pattern "))
+
+
+def test_the_folder_s_eval8_weights_is_8x8_s_unless_a_file_is_named(tmp_path) -> None:
+    # A folder named by OTHELLO_ENGINE_WEIGHTS_DIR holds evalN.weights for every size, 8x8's too:
+    # an eval8.weights there is what 8x8 plays with (experiments ran against the shipped weights
+    # while believing otherwise). OTHELLO_ENGINE_WEIGHTS, a file, still comes first, and a folder
+    # without an eval8.weights leaves 8x8 on the shipped file.
+    shipped = _pattern_eval({})
+    assert shipped != "eval pattern 0"
+    phases, entries = _core.PATTERN_PHASES, weights.shape(8)[2]
+    (tmp_path / "eval8.weights").write_bytes(weights.encode(bytes(2 * phases * entries), 8))
+    assert _pattern_eval({"OTHELLO_ENGINE_WEIGHTS_DIR": str(tmp_path)}) == "eval pattern 0"
+    assert _pattern_eval({"OTHELLO_ENGINE_WEIGHTS_DIR": str(tmp_path),
+                          "OTHELLO_ENGINE_WEIGHTS": weights.DEFAULT_PATH}) == shipped
+    other = tmp_path / "other"
+    other.mkdir()
+    shutil.copy(weights.size_path(12), other / "eval12.weights")
+    assert _pattern_eval({"OTHELLO_ENGINE_WEIGHTS_DIR": str(other)}) == shipped
