@@ -194,14 +194,10 @@ def size_path(size: int) -> str:
     folder's ``evalN.weights``. For 8x8, OTHELLO_ENGINE_WEIGHTS first, then the folder's
     eval8.weights where it has one, else the shipped file (a folder made for other sizes alone
     leaves 8x8 on its shipped weights)."""
-    folder = os.environ.get("OTHELLO_ENGINE_WEIGHTS_DIR")
+    path = os.path.join(os.environ.get("OTHELLO_ENGINE_WEIGHTS_DIR") or DATA_DIR, f"eval{size}.weights")
     if size == 8:
-        if os.environ.get("OTHELLO_ENGINE_WEIGHTS"):
-            return os.environ["OTHELLO_ENGINE_WEIGHTS"]
-        if folder and os.path.exists(os.path.join(folder, "eval8.weights")):
-            return os.path.join(folder, "eval8.weights")
-        return DEFAULT_PATH
-    return os.path.join(folder or DATA_DIR, f"eval{size}.weights")
+        return os.environ.get("OTHELLO_ENGINE_WEIGHTS") or (path if os.path.exists(path) else DEFAULT_PATH)
+    return path
 
 
 def donor_size(size: int) -> Optional[int]:
