@@ -91,3 +91,17 @@ def test_the_fit_does_not_depend_on_the_blas_thread_count(tmp_path: Path) -> Non
         train(tmp_path, "fit", "r.pos", "--out", f"t{threads}.weights", "--phases", "7",
               env={"OPENBLAS_NUM_THREADS": threads, "OMP_NUM_THREADS": threads})
     assert (tmp_path / "t1.weights").read_bytes() == (tmp_path / "t2.weights").read_bytes()
+
+
+def test_the_shipped_recipe_names_committed_files_and_docs_show_it_as_it_is() -> None:
+    """training/recipe.txt reads only files of the repository (besides its scratch outputs), and
+    docs/training.md lists its lines as they are (the page keeps a copy for readers)."""
+    recipe = REPO / "training" / "recipe.txt"
+    lines = [line for line in recipe.read_text().splitlines(keepends=True) if not line.startswith("#")]
+    inputs = {word for line in lines for word in line.split()
+              if word.startswith(("training/", "othello_engine/"))}
+    assert "training/round11.weights" in inputs
+    assert all((REPO / name).is_file() for name in inputs), sorted(inputs)
+    page = (REPO / "docs" / "training.md").read_text()
+    listing = page.split("`training/recipe.txt`:\n\n```text\n", 1)[1].split("```", 1)[0]
+    assert listing == "".join(lines)
