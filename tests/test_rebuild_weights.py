@@ -4,10 +4,12 @@ scaled-down recipe, and the determinism of the steps it relies on (label, fit)."
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import os
 import subprocess
 import sys
 from pathlib import Path
+from types import ModuleType
 
 from uci_support import command
 
@@ -20,6 +22,18 @@ GAMES = REPO / "training" / "round7_games.txt.gz"
 def rebuild(tmp_path: Path, recipe: Path = CI_RECIPE) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-P", str(SCRIPT), str(recipe), "--scratch", "scratch"],
                           cwd=tmp_path, capture_output=True, text=True, timeout=300)
+
+
+def runner() -> ModuleType:
+    """scripts/rebuild_weights.py as a module (its recipe parser)."""
+    if "rebuild_weights" in sys.modules:
+        return sys.modules["rebuild_weights"]
+    spec = importlib.util.spec_from_file_location("rebuild_weights", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module   # its dataclasses look their module up by name
+    spec.loader.exec_module(module)
+    return module
 
 
 def sha256(path: Path) -> str:
@@ -96,12 +110,13 @@ def test_the_fit_does_not_depend_on_the_blas_thread_count(tmp_path: Path) -> Non
 def test_the_shipped_recipe_names_committed_files_and_docs_show_it_as_it_is() -> None:
     """training/recipe.txt reads only files of the repository (besides its scratch outputs), and
     docs/training.md lists its lines as they are (the page keeps a copy for readers)."""
-    recipe = REPO / "training" / "recipe.txt"
-    lines = [line for line in recipe.read_text().splitlines(keepends=True) if not line.startswith("#")]
-    inputs = {word for line in lines for word in line.split()
-              if word.startswith(("training/", "othello_engine/"))}
+    text = (REPO / "training" / "recipe.txt").read_text()
+    recipe = runner().parse_recipe(text, "training/recipe.txt")
+    inputs = {word for step in recipe.steps for word in step if word.startswith(("training/", "othello_engine/"))}
     assert "training/round11.weights" in inputs
+    assert recipe.target is not None and recipe.target.is_file()
     assert all((REPO / name).is_file() for name in inputs), sorted(inputs)
+    lines = [line for line in text.splitlines(keepends=True) if not line.startswith("#")]
     page = (REPO / "docs" / "training.md").read_text()
     listing = page.split("`training/recipe.txt`:\n\n```text\n", 1)[1].split("```", 1)[0]
     assert listing == "".join(lines)
