@@ -145,12 +145,20 @@ def read(path: str, size: int = 8) -> "array.array[int]":
 
 
 def write(path: str, weights: "array.array[int]", size: int = 8) -> None:
-    """Write a weights file (to a temporary name first, so a reader never sees half a file)."""
+    """Write a weights file (to a temporary name first, so a reader never sees half a file);
+    WeightsError names the file when it cannot be written."""
     blob = encode(weights, size)
     tmp = f"{path}.tmp{os.getpid()}"
-    with open(tmp, "wb") as f:
-        f.write(blob)
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "wb") as f:
+            f.write(blob)
+        os.replace(tmp, path)
+    except OSError as exc:
+        try:
+            os.remove(tmp)
+        except OSError:
+            pass
+        raise WeightsError(f"{path}: cannot write ({exc.strerror or exc})") from None
 
 
 def load(path: str, size: int = 8, file_size: Optional[int] = None) -> None:

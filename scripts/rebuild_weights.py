@@ -10,8 +10,8 @@ A recipe is a text file; ``#`` starts a comment. Its lines:
     othello-train STEP ...  one step, run from the repository root: inputs are repository files
                           (``training/round7_games.txt.gz``, ``training/round7.weights``) or
                           earlier steps' outputs; ``{scratch}`` names the scratch directory, where
-                          every output goes. A step's output is fit's ``--out``, else its second
-                          file (``label GAMES OUT``, ``generate OUT``: its first).
+                          every output goes. A step's output is its ``--out`` (fit, average),
+                          else its second file (``label GAMES OUT``; ``generate OUT``: its first).
 
 The last step's output is the result. Steps run in order, each as its own process on one BLAS
 thread (so that a sum is added in the same order on every machine). After a step the runner
@@ -87,7 +87,8 @@ def expand(args: list[str], scratch: Path) -> list[str]:
 
 
 def step_output(args: list[str], scratch: Path) -> Path:
-    """The file a step writes: fit's --out, generate's first file, the other steps' second."""
+    """The file a step writes: its --out (fit, average), generate's first file, the other steps'
+    second."""
     words = expand(args, scratch)
     files: list[str] = []
     i = 1

@@ -107,6 +107,10 @@ def main(argv: Optional[list[str]] = None) -> int:
                          "least squares)")
     ft.add_argument("--size", type=start_size_arg, default=8, help=SIZE_HELP)
     ft.add_argument("-q", "--quiet", action="store_true")
+    av = sub.add_parser("average", help="the entry-by-entry mean of weights files of one layout")
+    av.add_argument("weights", nargs="+", help="weights files (at least two)")
+    av.add_argument("--out", required=True, help="weights file to write")
+    av.add_argument("--size", type=start_size_arg, default=8, help=SIZE_HELP)
     ts = sub.add_parser("testset", help="solve positions of the games exactly (a test set)")
     ts.add_argument("games", help="game file, or a WTHOR database (.wtb)")
     ts.add_argument("out")
@@ -168,6 +172,8 @@ def main(argv: Optional[list[str]] = None) -> int:
                                              holdout=args.holdout, phases=phases, size=args.size,
                                              huber=args.huber)
             train.fit(args.positions, args.out, fit_settings, args.quiet)
+        elif args.step == "average":
+            train.average(args.weights, args.out, args.size)
         elif args.step == "testset":
             n = train.testset(args.games, args.out, args.empties, args.count, args.jobs, args.quiet,
                               cluster=address, errors=bad_game, size=args.size, depth=args.depth)
