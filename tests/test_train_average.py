@@ -30,13 +30,13 @@ def saved(tmp_path: Path, name: str, w: "array.array[int]", size: int = SIZE) ->
 
 
 def test_the_mean_of_each_entry_rounds_to_the_nearest_and_a_half_to_even(tmp_path: Path) -> None:
-    a, b, c = table(1), table(2), table(3, low=-5, high=5)
-    files = [saved(tmp_path, f"{k}.w", w) for k, w in enumerate((a, b, c))]
+    a, b, c = tables = [table(1), table(2), table(3, low=-5, high=5)]
+    files = [saved(tmp_path, f"{k}.w", w) for k, w in enumerate(tables)]
     out = str(tmp_path / "mean.w")
-    for group in ([a, b], [a, b, c], [a, c]):
-        paths = [files[[a, b, c].index(w)] for w in group]
+    for members in ([0, 1], [0, 1, 2], [0, 2]):
+        group = [tables[k] for k in members]
         lines: list[str] = []
-        got = train.average(paths, out, SIZE, report=lines.append)
+        got = train.average([files[k] for k in members], out, SIZE, report=lines.append)
         want = array.array("h", (round(Fraction(sum(column), len(group))) for column in zip(*group)))
         assert got == want and weights.read(out, SIZE) == want
         assert f"average: {len(group)} files, {len(want)} entries" in lines[0]
@@ -72,7 +72,7 @@ def _pattern_eval(weights_file: str) -> int:
 def test_the_engine_plays_with_the_mean_of_the_shipped_weights_and_their_negation(tmp_path: Path) -> None:
     shipped = weights.read(weights.DEFAULT_PATH)
     negated = saved(tmp_path, "neg.w", array.array("h", (-x for x in shipped)), 8)
-    halved = saved(tmp_path, "zero.w", array.array("h", bytes(2 * len(shipped))), 8)
+    zeros = saved(tmp_path, "zero.w", array.array("h", bytes(2 * len(shipped))), 8)
     own = _pattern_eval(weights.DEFAULT_PATH)
     assert own != 0 and _pattern_eval(negated) == -own
     opposite = str(tmp_path / "opposite.w")
@@ -81,7 +81,7 @@ def test_the_engine_plays_with_the_mean_of_the_shipped_weights_and_their_negatio
     assert proc.returncode == 0, proc.stderr
     assert _pattern_eval(opposite) == 0
     mean = str(tmp_path / "half.w")
-    train.average([weights.DEFAULT_PATH, halved], mean, report=lambda _: None)
+    train.average([weights.DEFAULT_PATH, zeros], mean, report=lambda _: None)
     # each entry is rounded by at most half a centi-disc; a position sums a few dozen of them
     assert abs(_pattern_eval(mean) - own / 2) <= 30
 

@@ -20,7 +20,7 @@ items are seeded by their number, so a run gives the same file whatever ``--jobs
    features, phase by phase (numpy; ``pip install 'othello_engine[train]'``), with a held-out set
    whose error is printed per phase; it exports the weights (``--out weights.bin``).
 4. ``average`` (:mod:`~othello_engine.train.averaging`): the entry-by-entry mean of several fits'
-   weights files (``--out``): one evaluation that errs less in play than each of them.
+   weights files (``--out``): one evaluation, which can play better than each of them.
 5. ``testset`` and ``evaluate`` (:mod:`~othello_engine.train.testsets`): positions of the games
    solved exactly, and the mean absolute error of the static evaluation (classic and pattern)
    against them.
@@ -44,7 +44,7 @@ from othello_engine.train.testsets import evaluate, testset
 __all__ = [
     "FAMILY_BASES", "NO_SCORE", "POSITION_WIDTH", "PROGRESS_MIN_SECONDS", "FitSettings", "GenerateSettings",
     "LabelSettings", "Schedule", "average", "board_of", "canonical_map", "cells_of", "complete_lines",
-    "evaluate", "fit", "fit_phase", "game_plies", "game_positions", "generate", "label", "label_game", "open_text", "parse_cells",
-    "parse_game", "parse_schedule", "play_game", "positions_features", "process_engine", "progress_bar",
-    "read_positions", "run_ordered", "testset", "truncate_lines",
+    "evaluate", "fit", "fit_phase", "game_plies", "game_positions", "generate", "label", "label_game",
+    "open_text", "parse_cells", "parse_game", "parse_schedule", "play_game", "positions_features",
+    "process_engine", "progress_bar", "read_positions", "run_ordered", "testset", "truncate_lines",
 ]

@@ -1,8 +1,8 @@
 """Averaging weights files entry by entry: one evaluation from several fits of the same layout.
 
-Two fits of similar data err in partly different directions; their mean entry by entry (in
-centi-discs, rounded to the nearest, a half to the even neighbour) errs less than either in play.
-Plain Python: no numpy needed.
+Two fits of similar data err in partly different directions, so their mean entry by entry (in
+centi-discs, rounded to the nearest, a half to the even neighbour) can play better than either;
+whether it does is for a match to say. Plain Python: no numpy needed.
 """
 
 from __future__ import annotations
@@ -24,9 +24,12 @@ def average(paths: Sequence[str], out_path: str, size: int = 8,
     n = len(tables)
     # s / n is exact where it matters: a tie (an odd sum over two files, say) is k + 0.5, which a
     # float holds exactly, and round() takes it to the even neighbour as numpy's round does
-    mean = array.array("h", (round(sum(column) / n) for column in zip(*tables)))
+    mean = array.array("h")
+    changed = 0
+    for column in zip(*tables):
+        mean.append(round(sum(column) / n))
+        changed += min(column) != max(column)
     weights_mod.write(out_path, mean, size)
-    changed = sum(1 for column in zip(*tables) if min(column) != max(column))
     report(f"average: {n} files, {len(mean)} entries ({changed} differ between them), "
            f"weights written to {out_path}")
     return mean
