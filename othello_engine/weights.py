@@ -153,12 +153,15 @@ def write(path: str, weights: "array.array[int]", size: int = 8) -> None:
         with open(tmp, "wb") as f:
             f.write(blob)
         os.replace(tmp, path)
-    except OSError as exc:
+    except BaseException as exc:
+        # an interrupted write leaves no temporary file behind either
         try:
             os.remove(tmp)
         except OSError:
             pass
-        raise WeightsError(f"{path}: cannot write ({exc.strerror or exc})") from None
+        if isinstance(exc, OSError):
+            raise WeightsError(f"{path}: cannot write ({exc.strerror or exc})") from None
+        raise
 
 
 def load(path: str, size: int = 8, file_size: Optional[int] = None) -> None:
