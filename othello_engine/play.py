@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Optional
 
+from othello_engine import atomicfile
 from othello_engine.board import (BLACK, FILES, PASS, WHITE, Board, Color, IllegalMoveError, OthelloError,
                                   Square, parse_square, square_name, stride)
 from othello_engine.engine import Engine, Limit, SearchResult
@@ -309,7 +310,7 @@ class Game:
                           white=eng if self.human == BLACK else you, result=result,
                           date=time.strftime("%Y-%m-%d %H:%M:%S GMT", time.gmtime())) + "\n"
         try:
-            Path(name).expanduser().write_text(text, encoding="utf-8")
+            atomicfile.write_text(Path(name).expanduser(), text)
         except OSError as exc:
             self.write(f"Could not save to {name!r}: {exc.strerror or exc}.")
             return

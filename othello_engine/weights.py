@@ -35,7 +35,7 @@ import sys
 import zlib
 from typing import Optional, Union
 
-from othello_engine import _core
+from othello_engine import _core, atomicfile
 
 MAGIC = b"OEPW"
 FORMAT_VERSION = 1
@@ -145,23 +145,14 @@ def read(path: str, size: int = 8) -> "array.array[int]":
 
 
 def write(path: str, weights: "array.array[int]", size: int = 8) -> None:
-    """Write a weights file (to a temporary name first, so a reader never sees half a file);
-    WeightsError names the file when it cannot be written."""
+    """Write a weights file in one step (atomicfile: a reader never sees half a file, and a
+    failed or interrupted write leaves the old one); WeightsError names the file when it cannot
+    be written."""
     blob = encode(weights, size)
-    tmp = f"{path}.tmp{os.getpid()}"
     try:
-        with open(tmp, "wb") as f:
-            f.write(blob)
-        os.replace(tmp, path)
-    except BaseException as exc:
-        # an interrupted write leaves no temporary file behind either
-        try:
-            os.remove(tmp)
-        except OSError:
-            pass
-        if isinstance(exc, OSError):
-            raise WeightsError(f"{path}: cannot write ({exc.strerror or exc})") from None
-        raise
+        atomicfile.write_bytes(path, blob)
+    except OSError as exc:
+        raise WeightsError(f"{path}: cannot write ({exc.strerror or exc})") from None
 
 
 def load(path: str, size: int = 8, file_size: Optional[int] = None) -> None:

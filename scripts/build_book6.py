@@ -29,6 +29,7 @@ import sys
 import time
 from typing import Optional
 
+from othello_engine import atomicfile
 from othello_engine.board import BLACK, PASS, Board
 from othello_engine.book.store import Book, position_key
 
@@ -187,11 +188,8 @@ def merge(path: str, shipped: str) -> int:
         mem.import_text(f)
     with open(path, encoding="utf-8") as f:
         mem.import_text(f)
-    tmp = shipped + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as f:
-        n = mem.export_text(f)
-    os.replace(tmp, shipped)
-    return n
+    with atomicfile.replacing(shipped) as f:
+        return mem.export_text(f)
 
 
 def main(argv: Optional[list[str]] = None) -> int:

@@ -29,6 +29,7 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from othello_engine import atomicfile
 from othello_engine.board import Board, random_moves, square_name
 from othello_engine.train.records import board_of, game_positions, parse_game
 
@@ -162,10 +163,7 @@ def main(argv: list[str] | None = None) -> int:
         got, lost = game_records(text, args.exact)
         records += got
         bad += lost
-    tmp = args.out + ".tmp"
-    with open(tmp, "w") as f:
-        f.write("".join(r + "\n" for r in records))
-    os.replace(tmp, args.out)
+    atomicfile.write_text(args.out, "".join(r + "\n" for r in records))
     print(f"zebra_selfplay: {len(records)} games written to {args.out}"
           + (f" ({bad} left out: not finished in the log)" if bad else ""), file=sys.stderr)
     return 0

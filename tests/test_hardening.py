@@ -319,7 +319,7 @@ def test_export_never_overwrites_the_book_and_is_atomic(tmp_path: Path) -> None:
     out.write_text("old content\n")
     r = run(book_cmd("--book", str(book), "export", str(out)))
     assert r.returncode == 0 and out.read_text().startswith("# othello_engine book 1\n")
-    assert not [f for f in os.listdir(tmp_path) if f.startswith(".export-")]
+    assert not [f for f in os.listdir(tmp_path) if f.endswith(".tmp")]
     if os.path.exists("/dev/full"):
         r = run(book_cmd("--book", str(book), "export", "/dev/full"))
         assert r.returncode == 1 and "Traceback" not in r.stderr

@@ -235,6 +235,17 @@ def test_filter_and_stats(tmp_path: Path) -> None:
     assert "  86  f5d6c3d3" in r.stdout
 
 
+def test_filter_onto_its_own_input_keeps_the_games_it_reads(tmp_path: Path) -> None:
+    """The output replaces the input only once every game has been read from it (it used to be
+    emptied before the first one was)."""
+    r = run("convert", str(FIXTURE), "-o", "all.ggf", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    r = run("filter", "all.ggf", "--player", "levy marc", "-o", "all.ggf", cwd=tmp_path)
+    assert r.returncode == 0 and "wrote 17 games to all.ggf" in r.stderr
+    assert len((tmp_path / "all.ggf").read_text().splitlines()) == 17
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["all.ggf"]
+
+
 def test_check_theoretical_scores_against_the_exact_solve(tmp_path: Path) -> None:
     """Game 1 of the database says Black gets 29 discs (-6) with perfect play from 24 empties; our
     solve must agree, and a record changed to 30 (-4) must be reported."""

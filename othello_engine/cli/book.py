@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
 import sqlite3
-import stat
 import sys
-import tempfile
 import time
 from typing import Callable, Optional
 
+from othello_engine import atomicfile
 from othello_engine.board import BLACK, MAX_SIZE, STANDARD_SIZES, Board, OthelloError, square_name
 from othello_engine.book import BUSY_WAIT, Book, BookError, ProgressCallback, format_score, read_games
 from othello_engine.notation import parse_moves
@@ -32,37 +30,13 @@ def _refuse_same_file(book_path: str, output: str) -> None:
 
 
 def _export_to_file(book: Book, output: str) -> int:
-    """Write the text form to output atomically: into a temporary file beside it, then renamed
-    over it, so that a failed export (a full disk, an error) leaves the old file as it was.
-    A pipe or device (``/dev/stdout``) is written directly."""
-    try:
-        mode = os.stat(output).st_mode
-    except OSError:
-        mode = None
-    if mode is not None and not stat.S_ISREG(mode):
-        if stat.S_ISDIR(mode):
-            raise BookError(f"cannot export to {output!r}: it is a directory")
-        with open(output, "w", encoding="utf-8") as f:
-            return book.export_text(f)
-    folder = os.path.dirname(os.path.abspath(output))
-    fd, temp = tempfile.mkstemp(prefix=".export-", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            n = book.export_text(f)
-            f.flush()
-            os.fsync(f.fileno())
-        if mode is not None:
-            os.chmod(temp, stat.S_IMODE(mode))
-        else:
-            umask = os.umask(0)
-            os.umask(umask)
-            os.chmod(temp, 0o666 & ~umask)
-        os.replace(temp, output)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        raise
-    return n
+    """Write the text form to output in one step (atomicfile: a failed export, a full disk or an
+    error, leaves the old file as it was); a pipe or device (``/dev/stdout``) is written
+    directly."""
+    if os.path.isdir(output):
+        raise BookError(f"cannot export to {output!r}: it is a directory")
+    with atomicfile.replacing(output) as f:
+        return book.export_text(f)
 
 
 def _progress_printer(label: str) -> ProgressCallback:

@@ -6,6 +6,7 @@ import argparse
 import sys
 from typing import Iterator, Optional, Sequence, TextIO
 
+from othello_engine import atomicfile
 from othello_engine.board import OthelloError
 from othello_engine.cli.common import start_size_arg
 from othello_engine.games import (FORMATS, BadGame, Entry, Game, GameFilter, check_games, format_for,
@@ -114,7 +115,7 @@ def _write(args: argparse.Namespace, games: Iterator[Game], out: TextIO, err: Te
             written += 1
             yield game
     if args.output and args.output != "-":
-        with open(args.output, "w", encoding="utf-8") as f:
+        with atomicfile.replacing(args.output) as f:
             refused = write_text(counted(), f, fmt)
     else:
         refused = write_text(counted(), out, fmt)

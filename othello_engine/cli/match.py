@@ -9,7 +9,7 @@ import sys
 from dataclasses import asdict
 from typing import Optional, Sequence, TextIO
 
-from othello_engine import filelock
+from othello_engine import atomicfile, filelock
 from othello_engine.cli.common import size_arg
 from othello_engine.client import DriverError
 from othello_engine.match.openings import DEFAULT_OPENING_PLIES
@@ -218,8 +218,7 @@ def main(argv: Optional[list[str]] = None) -> int:
             if args.json == "-":
                 print(text, flush=True)
             else:
-                with open(args.json, "w", encoding="utf-8") as f:
-                    f.write(text + "\n")
+                atomicfile.write_text(args.json, text + "\n")
         except OSError as exc:
             write_failed.append(f"the JSON summary {args.json!r}")
             print(f"othello-match: error: cannot write the JSON summary {args.json!r}: "

@@ -16,7 +16,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import IO, Iterable, Iterator, Optional, Union
 
-from othello_engine import wthor
+from othello_engine import atomicfile, wthor
 from othello_engine.board import PASS, Board, OthelloError, Square
 from othello_engine.ggf import GameRecord, format_ggf, parse_ggf_games
 from othello_engine.notation import parse_moves
@@ -240,12 +240,9 @@ def write_wthor(games: list[Game], path: str) -> tuple[str, str]:
                                    game_year=years.most_common(1)[0][0] if years else 0,
                                    board_size=size, depth=next((g.depth for g in games if g.depth), 0) or 0)
         players, places = list(players_at), list(places_at)
-    with open(path, "wb") as f:
-        f.write(wthor.format_wthor(header, records))
-    with open(jou, "wb") as f:
-        f.write(wthor.format_names(players, wthor.PLAYER_NAME_SIZE))
-    with open(trn, "wb") as f:
-        f.write(wthor.format_names(places, wthor.TOURNAMENT_NAME_SIZE))
+    atomicfile.write_bytes(path, wthor.format_wthor(header, records))
+    atomicfile.write_bytes(jou, wthor.format_names(players, wthor.PLAYER_NAME_SIZE))
+    atomicfile.write_bytes(trn, wthor.format_names(places, wthor.TOURNAMENT_NAME_SIZE))
     return jou, trn
 
 

@@ -16,12 +16,12 @@ from __future__ import annotations
 import json
 import os
 import sys
-import tempfile
 import threading
 import time
 from pathlib import Path
 from typing import Any, Optional
 
+from othello_engine import atomicfile
 from othello_engine.board import OthelloError
 from othello_engine.ggf import parse_ggf_games
 from othello_engine.web.game import game_summary
@@ -72,7 +72,7 @@ class DataStore:
                     candidate = candidate[-64:].lstrip(".-_ ") or "game"
                 path = self._game_path(candidate)
                 if not path.exists():
-                    _write_atomic(path, ggf + "\n")
+                    atomicfile.write_text(path, ggf + "\n")
                     return candidate
         raise StoreError(f"too many games named {base!r}")
 
@@ -154,19 +154,5 @@ class DataStore:
             table = self._read_results()
             row = table.setdefault(str(size), {}).setdefault(opponent, dict.fromkeys(OUTCOMES, 0))
             row[outcome] += 1
-            _write_atomic(self.folder / RESULTS_FILE,
-                          json.dumps({"version": 1, "results": table}, indent=1, sort_keys=True) + "\n")
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=path.suffix)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+            text = json.dumps({"version": 1, "results": table}, indent=1, sort_keys=True) + "\n"
+            atomicfile.write_text(self.folder / RESULTS_FILE, text)
