@@ -10,6 +10,11 @@ on its output file from before it reads it until it ends, and a second run is re
 The lock is ``flock`` (POSIX): the system drops it when the holding process ends, however it ends,
 so a killed run never leaves a stale lock behind. Where there is no such lock (Windows, a file
 system that refuses it), the run goes on without one, as it did before.
+
+Nor may such a file be one of the run's own inputs: ``othello-analyze games.txt --output
+games.txt`` would empty the games before reading them. :func:`input_clash` finds such an input
+(by the file, not the spelling: ``./games.txt`` and a link to it are the same file), and the
+commands refuse to start with one clear error.
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ import errno
 import os
 import stat
 from contextlib import contextmanager
-from typing import Iterator, Optional
+from typing import Iterable, Iterator, Optional
 
 try:
     import fcntl
@@ -81,3 +86,30 @@ def held(path: str) -> Iterator[None]:
         yield
     finally:
         release(fd)
+
+
+def input_clash(output: str, inputs: Iterable[Optional[str]]) -> Optional[str]:
+    """The first of ``inputs`` that is the very file ``output`` names (another spelling of its
+    path or a link to it included), or None. Paths that do not exist, ``-`` (standard input or
+    output) and None never clash.
+
+    >>> import os, tempfile
+    >>> folder = tempfile.mkdtemp()
+    >>> games = os.path.join(folder, "games.txt")
+    >>> open(games, "w").close()
+    >>> input_clash(os.path.join(folder, ".", "games.txt"), ["-", None, games])[-9:]
+    'games.txt'
+    >>> input_clash(os.path.join(folder, "out.txt"), [games]) is None
+    True
+    """
+    if output == "-":
+        return None
+    for path in inputs:
+        if path is None or path == "-":
+            continue
+        try:
+            if os.path.samefile(path, output):
+                return path
+        except OSError:
+            continue    # one of them does not exist (yet): not the same file
+    return None

@@ -325,6 +325,36 @@ def test_export_never_overwrites_the_book_and_is_atomic(tmp_path: Path) -> None:
         assert r.returncode == 1 and "Traceback" not in r.stderr
 
 
+def test_no_run_writes_over_its_own_input(tmp_path: Path) -> None:
+    """An output file that is one of the inputs (another spelling or a link included) is refused
+    with one error before anything is read or written: each of these used to empty the input."""
+    games = tmp_path / "games.txt"
+    games.write_text(GAMES)
+    link = tmp_path / "link.txt"
+    link.symlink_to(games)
+    cases = [
+        (ENGINE + ["analyze", str(games), "--depth", "1", "-q", "--output", str(tmp_path / "." / "games.txt")],
+         "othello-analyze: will not write"),
+        (ENGINE + ["train", "label", str(games), str(link), "--depth", "1", "-q"],
+         "othello-train label: will not write"),
+        (ENGINE + ["train", "testset", str(games), str(games), "-q"], "othello-train testset: will not write"),
+        (ENGINE + ["train", "fit", str(games), "--out", str(games), "-q"], "othello-train fit: will not write"),
+        (ENGINE + ["match", "--engine", "cmd=" + shlex.join(ENGINE), "name=a", "--engine",
+                   "cmd=" + shlex.join(ENGINE), "name=b", "--each", "depth=1", "--games", "2",
+                   "--openings", str(games), "--ggf", str(link)],
+         "othello-match: error: will not write the GGF file"),
+    ]
+    for args, error in cases:
+        r = run(args, timeout=120)
+        assert r.returncode == 2 and r.stderr.startswith(error) and r.stderr.count("\n") == 1, (args, r.stderr)
+        assert "it is the input" in r.stderr or "it is the openings file" in r.stderr
+        assert games.read_text() == GAMES and link.is_symlink()
+    # a different output file is written as before
+    out = tmp_path / "out.txt"
+    r = run(ENGINE + ["analyze", str(games), "--depth", "1", "-q", "--json", "--output", str(out)])
+    assert r.returncode == 0 and len(out.read_text().splitlines()) == 2
+
+
 # --- 7. a bad record is one error, the rest is read ------------------------------------------------
 
 def test_bad_ggf_record_is_one_error_and_the_rest_is_read(tmp_path: Path) -> None:

@@ -216,6 +216,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         if os.path.isdir(args.output) or not os.access(
                 os.path.dirname(os.path.abspath(args.output)), os.W_OK):
             return fail(f"cannot write the output file {args.output!r}")
+        clash = filelock.input_clash(args.output, args.files)
+        if clash is not None:
+            return fail(f"will not write {args.output!r}: it is the input {clash!r}; give another "
+                        f"output file")
         try:   # one run at a time writes a file: taken before it is read or cut
             lock = filelock.hold(args.output, create=False)
         except filelock.FileInUse as exc:

@@ -9,7 +9,7 @@ import sys
 import time
 from typing import Callable, Optional
 
-from othello_engine import atomicfile
+from othello_engine import atomicfile, filelock
 from othello_engine.board import BLACK, MAX_SIZE, STANDARD_SIZES, Board, OthelloError, square_name
 from othello_engine.book import BUSY_WAIT, Book, BookError, ProgressCallback, format_score, read_games
 from othello_engine.notation import parse_moves
@@ -19,14 +19,10 @@ from othello_engine.textnum import ascii_float, ascii_int
 def _refuse_same_file(book_path: str, output: str) -> None:
     """BookError when output is the book file (or one of its SQLite side files): writing it
     would destroy the book being read."""
-    targets = [book_path] + [book_path + ext for ext in ("-wal", "-shm", "-journal")]
-    for target in targets:
-        try:
-            if os.path.samefile(target, output):
-                raise BookError(f"will not write {output!r}: it is the book being read "
-                                f"({book_path!r}); give another file")
-        except OSError:
-            continue  # one of them does not exist: it is not the same file
+    clash = filelock.input_clash(output, [book_path] + [book_path + ext for ext in ("-wal", "-shm", "-journal")])
+    if clash is not None:
+        raise BookError(f"will not write {output!r}: it is the book being read ({book_path!r}); give "
+                        f"another file")
 
 
 def _export_to_file(book: Book, output: str) -> int:

@@ -123,6 +123,12 @@ def main(argv: Optional[list[str]] = None) -> int:
         if not os.access(folder, os.W_OK) or os.path.isdir(args.ggf):
             print(f"othello-match: error: cannot write the GGF file {args.ggf!r}", file=err)
             return 2
+    for what, path in (("GGF file", args.ggf), ("JSON summary", args.json)):
+        clash = filelock.input_clash(path, [args.openings]) if path else None
+        if clash is not None:
+            print(f"othello-match: error: will not write the {what} {path!r}: it is the openings "
+                  f"file {clash!r}; give another file", file=err)
+            return 2
     refused: tuple[type[Exception], ...] = (MatchError,)
     if args.cluster is not None:
         from othello_engine.cluster import ClusterError, check_available

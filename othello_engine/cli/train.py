@@ -10,7 +10,7 @@ from typing import Optional
 
 from othello_engine import train
 from othello_engine.cli.common import start_size_arg
-from othello_engine.filelock import FileInUse
+from othello_engine.filelock import FileInUse, input_clash
 from othello_engine.textnum import ascii_float, ascii_int, int_arg
 
 CLUSTER_HELP = ("run the work items on Ray: 'local', 'auto' or ray://HOST:PORT, on every CPU of the "
@@ -141,6 +141,19 @@ def main(argv: Optional[list[str]] = None) -> int:
         refused += (ClusterError,)
     out: Optional[str] = getattr(args, "out", None)  # the file this step writes (evaluate: none)
     existed = out is not None and os.path.exists(out)
+    # the files the step reads: the one it writes must not be one of them (average reads every
+    # file before it writes its own in one step, so its output may replace one of its inputs)
+    reads = {"label": ("games", "weights"), "testset": ("games",), "generate": ("weights",),
+             "fit": ("positions",)}.get(args.step, ())
+    read_paths: list[Optional[str]] = []
+    for name in reads:
+        value = getattr(args, name)
+        read_paths += value if isinstance(value, list) else [value]
+    clash = None if out is None else input_clash(out, read_paths)
+    if clash is not None:
+        print(f"othello-train {args.step}: will not write {out!r}: it is the input {clash!r}; give "
+              f"another output file", file=sys.stderr)
+        return 2
     bad_games: list[str] = []
 
     def bad_game(text: str) -> None:    # a bad game of a WTHOR database: reported, left out
