@@ -551,10 +551,14 @@ cdef object _run_w(Search self, wide_t p, P, O, root_moves, int max_depth, u64 m
 def solve_seconds(int empties):
     """Expected time (seconds) of the exact solve at `empties` empty squares, the one cost model
     of both this search's hand-over gate and the game-clock plan (timeman.DEFAULT_SOLVE).
-    Calibrated with `scripts/bench_time.py --calibrate 22` on positions from the engine's own
-    games (2-core machine under load): medians 16 empties 30 ms, 18: 0.13 s, 20: 0.9 s, 22: 4.2 s,
-    worst of five 0.32 s at 18, 1.4 s at 20, 5 s at 22; the model sits near the worst case."""
-    return 1.5 * 2.4 ** (empties - 20)
+    Calibrated with `scripts/bench_time.py --calibrate 23 --seed 1` and `--seed 2` side by side
+    on positions from the engine's own games (2-core machine, both cores busy, 40 positions per
+    number of empties, 2026-11-30): medians 16 empties 3 ms, 18: 12-20 ms, 20: 73-86 ms, 22:
+    0.23-0.36 s; 90th percentiles 18: 55-62 ms, 20: 0.18-0.25 s, 22: 1.1-1.8 s; worst 0.10 s at
+    18, 0.37 s at 20, 2.8 s at 22. The model, 0.4 s at 20 empties and 2.4 times that for each
+    empty more, sits near the worst case (SOLVE_MS20, SOLVE_GROWTH). It was 1.5 s at 20 until
+    then, calibrated on the solver of 2026-11-22, which took 0.9 s at 20 empties (median)."""
+    return SOLVE_MS20 / 1000.0 * (SOLVE_GROWTH / 100.0) ** (empties - 20)
 
 
 def solve_seconds_n(int empties, int size):

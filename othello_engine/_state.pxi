@@ -101,6 +101,11 @@ cdef int HELP_SKEW = 0           # odd helpers search this many plies deeper (0:
 cdef int TM_STABILITY = 0
 cdef int TM_CHANGED = 150
 cdef int TM_SETTLED = 60
+# The exact solve's expected time (solve_seconds): SOLVE_MS20 ms at 20 empties, times
+# SOLVE_GROWTH / 100 for each empty more (knobs solve_ms20, solve_growth: they move the search's
+# gate; the clock plan, timeman.DEFAULT_SOLVE, reads the model once, when it is imported).
+cdef int SOLVE_MS20 = 400
+cdef int SOLVE_GROWTH = 240
 
 
 cdef int* mid_knob(str name):
@@ -119,6 +124,10 @@ cdef int* mid_knob(str name):
         return &TM_CHANGED
     elif name == "tm_settled":
         return &TM_SETTLED
+    elif name == "solve_ms20":
+        return &SOLVE_MS20
+    elif name == "solve_growth":
+        return &SOLVE_GROWTH
     elif name == "mpc_fit":
         return &MPC_FIT
     elif name == "mpc_t":

@@ -251,6 +251,7 @@ def clock_budget(remaining: float, increment: float, moves_to_go: Optional[int],
     later_cost = SOLVE_MARGIN * after[0]
     hard = min(cap, pool - later_cost)
     if gate <= hard and pool - reserve > gate:
+        hard = max(MIN_BUDGET, hard)
         return Budget(soft=hard, hard=hard)
     spend = max(pool - reserve, pool * 0.5)
     share = _first_share(spend, weights[:max(1, solve_at)], plies, solve)

@@ -354,15 +354,15 @@ def measure_parse() -> None:
           f"{1e6 * sorted(times)[int(0.99 * len(times))]:.0f} us")
 
 
-def calibrate(positions: int, max_empties: int) -> None:
+def calibrate(positions: int, max_empties: int, seed: int) -> None:
     """Exact-solve times of positions from games like the ones the engine plays: a few random
-    opening plies, then its own depth-4 moves."""
+    opening plies, then its own depth-4 moves; the table of the engine's default size."""
     from othello_engine.engine import Engine, Limit
     from othello_engine.timeman import DEFAULT_SOLVE
-    engine = Engine(hash_mb=64)
-    player = Engine(hash_mb=16)
-    rng = random.Random(5)
-    for empties in range(10, max_empties + 1, 2):
+    engine = Engine()
+    player = Engine()
+    rng = random.Random(seed)
+    for empties in range(14, max_empties + 1):
         times = []
         for _ in range(positions):
             board = Board()
@@ -371,15 +371,19 @@ def calibrate(positions: int, max_empties: int) -> None:
             while board.empties > empties and not board.is_game_over():
                 move = player.search(board, Limit(depth=4)).best_move
                 board.push(PASS if move is None else move)
-            if board.is_game_over():
+            if board.is_game_over() or board.empties != empties:
                 continue
             engine.new_game()
             t = time.perf_counter()
             engine.search(board, Limit(exact=True))
             times.append(time.perf_counter() - t)
-        print(f"exact solve at {empties} empties: median {1000 * statistics.median(times):.1f} ms, "
-              f"max {1000 * max(times):.1f} ms; model says {1000 * DEFAULT_SOLVE.seconds(empties):.1f} ms",
-              flush=True)
+        if not times:
+            continue
+        times.sort()
+        print(f"exact solve at {empties} empties ({len(times)} positions): median "
+              f"{1000 * statistics.median(times):.1f} ms, 90th percentile "
+              f"{1000 * times[int(0.9 * len(times))]:.1f} ms, max {1000 * times[-1]:.1f} ms; "
+              f"model says {1000 * DEFAULT_SOLVE.seconds(empties):.1f} ms", flush=True)
 
 
 def main() -> None:
@@ -397,7 +401,10 @@ def main() -> None:
                     help="how --gtp reports the clock in whole seconds (nearest: as Quarry)")
     ap.add_argument("--movetime", action="store_true", help="measure go movetime accuracy")
     ap.add_argument("--parse", action="store_true", help="measure parsing a 60-move position")
-    ap.add_argument("--calibrate", type=int, metavar="MAX_EMPTIES", help="time exact solves up to it")
+    ap.add_argument("--calibrate", type=int, metavar="MAX_EMPTIES",
+                    help="time exact solves from 14 empties up to it")
+    ap.add_argument("--calibrate-positions", type=int, default=20, metavar="N",
+                    help="positions per number of empties for --calibrate (default 20)")
     args = ap.parse_args()
     options = dict(opt.split("=", 1) for opt in args.option)
     if args.parse:
@@ -405,7 +412,7 @@ def main() -> None:
     if args.movetime:
         measure_movetime(args, options)
     if args.calibrate:
-        calibrate(5, args.calibrate)
+        calibrate(args.calibrate_positions, args.calibrate, args.seed)
     if args.tc or not (args.parse or args.movetime or args.calibrate):
         args.tc = args.tc or ["10+0.1", "2+0.05"]
         run_games(args, options)
