@@ -355,6 +355,41 @@ def test_no_run_writes_over_its_own_input(tmp_path: Path) -> None:
     assert r.returncode == 0 and len(out.read_text().splitlines()) == 2
 
 
+def test_resume_refuses_a_file_of_another_kind_and_leaves_it(tmp_path: Path) -> None:
+    """The steps that resume an output file count (and may cut) its lines: a file that holds
+    something else is refused with one line and left byte for byte (each used to be cut or
+    overwritten: label replaced it with positions, analyze --resume took its first line for a
+    header and rewrote the file)."""
+    games = tmp_path / "games.txt"
+    r = run(ENGINE + ["train", "generate", "--games", "2", "--depth", "1", "-q", str(games)])
+    assert r.returncode == 0, r.stderr
+    notes = tmp_path / "notes.txt"
+    text = "my notes\nsecond line\n"
+    moves = tmp_path / "moves.txt"
+    moves.write_text(GAMES)
+    cases = [
+        (ENGINE + ["train", "label", str(games), str(notes), "--depth", "1", "-q"], "othello-train label: "),
+        (ENGINE + ["train", "testset", str(games), str(notes), "--empties", "40", "-q"], "othello-train testset: "),
+        (ENGINE + ["train", "generate", "--games", "3", "--depth", "1", "-q", str(notes)],
+         "othello-train generate: "),
+        (ENGINE + ["analyze", str(moves), "--depth", "1", "-q", "--output", str(notes), "--resume"],
+         "othello-analyze: cannot resume"),
+        (ENGINE + ["analyze", str(moves), "--depth", "1", "-q", "--csv", "--output", str(notes), "--resume"],
+         "othello-analyze: cannot resume"),
+    ]
+    for args, error in cases:
+        notes.write_text(text)
+        r = run(args, timeout=120)
+        assert r.returncode == 2 and r.stderr.startswith(error) and r.stderr.count("\n") == 1, (args, r.stderr)
+        assert notes.read_text() == text
+    # a file of the step's own kind still resumes: label one game, then the rest
+    labels = tmp_path / "labels.txt"
+    assert run(ENGINE + ["train", "label", str(games), str(labels), "--depth", "1", "-q", "--limit", "1"]).returncode == 0
+    first = labels.read_text()
+    r = run(ENGINE + ["train", "label", str(games), str(labels), "--depth", "1", "-q"])
+    assert r.returncode == 0 and labels.read_text().startswith(first) and len(labels.read_text()) > len(first)
+
+
 # --- 7. a bad record is one error, the rest is read ------------------------------------------------
 
 def test_bad_ggf_record_is_one_error_and_the_rest_is_read(tmp_path: Path) -> None:

@@ -270,9 +270,13 @@ def written_records(path: str, kind: str) -> tuple[int, int, Optional[int]]:
             objects = [json.loads(ln) for ln in lines if ln.strip()]
             return len(objects), complete, int(objects[-1]["line"]) if objects else None
         if kind == "csv":
+            if lines and next(csv.reader(lines[:1])) != list(CsvWriter.columns):
+                raise ValueError("its first line is not the header of the CSV records")
             at, line_at = CsvWriter.columns.index("multipv"), CsvWriter.columns.index("line")
             cells = [r for r in list(csv.reader(lines))[1:] if len(r) > at and r[at] in ("", "1")]
             return len(cells), complete, int(cells[-1][line_at]) if cells else None
+        if lines and lines[0] != TableWriter.header:
+            raise ValueError("its first line is not the header of the table")
         rows = [ln for ln in lines[1:] if ln[:8].strip()]
         return len(rows), complete, int(rows[-1].split()[0].rsplit(":", 1)[-1]) if rows else None
     except (ValueError, KeyError, IndexError, TypeError) as exc:

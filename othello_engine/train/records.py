@@ -76,6 +76,55 @@ def complete_lines(path: str) -> int:
         return data.count(b"\n", 0, keep)
 
 
+def check_resumable(path: str, kind: str, size: int = 8) -> None:
+    """ValueError naming the file unless an output file that a step would resume holds lines of
+    ``kind`` (``"game"`` or ``"position"``): its first whole line, and for a plain file its last
+    one too, are checked. Resuming counts and may cut a file's lines, so a file of anything else
+    (another step's output, a text of the user's) is refused and left as it is. A missing or empty
+    file passes; so does a last line cut short, which the resume drops."""
+    if not os.path.exists(path):
+        return
+    valid = _is_game_line if kind == "game" else _is_position_line
+    with open(path, "rb") as raw:
+        if path.endswith(".gz"):
+            try:
+                with gzip.GzipFile(fileobj=raw) as f:
+                    lines = [f.readline(1 << 16)]
+            except (EOFError, OSError):
+                lines = [b""]
+        else:
+            head = raw.read(1 << 16)
+            raw.seek(max(0, os.fstat(raw.fileno()).st_size - (1 << 16)))
+            tail = raw.read()
+            lines = [head[:head.find(b"\n") + 1]]
+            whole = tail[:tail.rfind(b"\n") + 1]
+            lines.append(whole[whole.rfind(b"\n", 0, len(whole) - 1) + 1:])
+    for line in lines:
+        if not line.endswith(b"\n"):
+            continue        # nothing whole there (an empty file, or a last line cut short)
+        try:
+            text = line.decode("ascii")
+        except UnicodeDecodeError:
+            text = ""
+        if not valid(text, size):
+            raise ValueError(f"{path}: not a file of {kind} lines to resume (it holds "
+                             f"{clip_text(text.strip() or repr(line[:40]))!r}); give another output "
+                             f"file, it is left as it is")
+
+
+def _is_position_line(line: str, size: int) -> bool:
+    m = _POSITION_LINE.fullmatch(line) if size == 8 else _POSITION_LINE_N.fullmatch(line)
+    return m is not None and (size == 8 or len(m.group(1)) == size * size)
+
+
+def _is_game_line(line: str, size: int) -> bool:
+    try:
+        parse_game(line, size)
+    except ValueError:
+        return False
+    return True
+
+
 def truncate_lines(path: str, lines: int) -> None:
     """Cut a plain file after its first ``lines`` lines."""
     with open(path, "rb+") as f:

@@ -6,8 +6,9 @@ from typing import Callable, Optional
 
 from othello_engine import _core
 from othello_engine.filelock import held
-from othello_engine.train.records import (NO_SCORE, board_of, cells_of, check_position_line, complete_lines,
-                                          game_lines, game_positions, open_text, parse_cells, parse_game)
+from othello_engine.train.records import (NO_SCORE, board_of, cells_of, check_position_line, check_resumable,
+                                          complete_lines, game_lines, game_positions, open_text, parse_cells,
+                                          parse_game)
 from othello_engine.train.runner import process_engine, run_ordered
 
 
@@ -46,6 +47,7 @@ def testset(games_path: str, out_path: str, empties: int, count: int, jobs: int 
         if len(cells_list) >= count:
             break
     with held(out_path):     # one run at a time appends to a file (FileInUse for a second one)
+        check_resumable(out_path, "position", size)
         done = complete_lines(out_path)
         items = [(c, size, depth) for c in cells_list[done:]]
         with open_text(out_path, "at") as out:
