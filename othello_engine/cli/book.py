@@ -19,7 +19,8 @@ from othello_engine.textnum import ascii_float, ascii_int
 def _refuse_same_file(book_path: str, output: str) -> None:
     """BookError when output is the book file (or one of its SQLite side files): writing it
     would destroy the book being read."""
-    clash = filelock.input_clash(output, [book_path] + [book_path + ext for ext in ("-wal", "-shm", "-journal")])
+    sides = [book_path + ext for ext in ("-wal", "-shm", "-journal")]
+    clash = filelock.input_clash(output, [book_path] + sides)
     if clash is not None:
         raise BookError(f"will not write {output!r}: it is the book being read ({book_path!r}); give "
                         f"another file")

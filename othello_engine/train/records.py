@@ -39,8 +39,7 @@ def check_position_line(line: str, path: str, number: int, size: int = 8) -> Non
     ...
     ValueError: g.txt line 3: not a position line (64 cells X/O/-, the result, the score); a game file? (othello-train testset makes a test set of one)
     """
-    m = _POSITION_LINE.fullmatch(line) if size == 8 else _POSITION_LINE_N.fullmatch(line)
-    if m is None or (size != 8 and len(m.group(1)) != size * size):
+    if not _is_position_line(line, size):
         raise ValueError(f"{path} line {number}: not a position line (64 cells X/O/-, the result, the score); "
                          "a game file? (othello-train testset makes a test set of one)")
 
