@@ -32,6 +32,7 @@ from typing import Optional
 from othello_engine import atomicfile
 from othello_engine.board import BLACK, PASS, Board
 from othello_engine.book.store import Book, position_key
+from othello_engine.resumable import settle
 
 SIZE = 6
 """The board size (--size: 6, or 4 for a test run in a fraction of a second)."""
@@ -87,6 +88,7 @@ def _solve(key: Key) -> tuple[Key, int, int, float]:
 def load_solved(path: str) -> dict[Key, int]:
     solved: dict[Key, int] = {}
     if os.path.exists(path):
+        settle(path)        # a line cut short by a kill is dropped (its position is solved again)
         with open(path, encoding="ascii") as f:
             for line in f:
                 parts = line.split()

@@ -1,8 +1,9 @@
 """Collect the data of Multi-ProbCut: the scores of full-width searches of one position at every
 depth from 1 to --depth, for positions sampled from a games file.
 
-Each output line is ``<empties> <v1> <v2> ... <vD>`` (centi-discs, side to move). The file is
-appended to and the run resumes after the lines already written; `othello_engine.train.mpc` fits
+Each output line is ``<empties> <v1> <v2> ... <vD>`` (centi-discs, side to move), or blank for a
+position that did not give every depth's score. The file is appended to, a line a position, and the
+run resumes after the whole lines already written; `othello_engine.train.mpc` fits
 the margins from it (``python -m othello_engine.train.mpc FILE``).
 
     python scripts/mpc_data.py games.txt mpc.txt --positions 600 --depth 12
@@ -11,12 +12,12 @@ the margins from it (``python -m othello_engine.train.mpc FILE``).
 from __future__ import annotations
 
 import argparse
-import os
 import random
 import sys
 import time
 
 from othello_engine import _core, weights
+from othello_engine.resumable import settle
 from othello_engine.train.records import game_positions, open_text, parse_game
 
 
@@ -68,10 +69,7 @@ def main(argv=None) -> int:
     if why:
         print(why, file=sys.stderr)
         return 1
-    done = 0
-    if os.path.exists(args.out):
-        with open(args.out) as f:
-            done = sum(1 for line in f if line.strip())
+    done = settle(args.out)     # a line a position (blank where one gave no scores); a cut line goes
     positions = sample_positions(args.games, args.positions, args.seed, (lo, hi))
     search = _core.Search(64)
     t0 = time.perf_counter()
@@ -80,9 +78,9 @@ def main(argv=None) -> int:
             empties = 64 - _core.popcount(P | O)
             depth = min(args.depth, empties - 1)
             v = depth_scores(search, P, O, depth)
-            if None in v:
-                continue
-            out.write(f"{empties} " + " ".join(str(x) for x in v) + "\n")
+            # a blank line for a position without every depth's score keeps a line a position,
+            # so that a resumed run starts at the right one (the fit skips blank lines)
+            out.write("\n" if None in v else f"{empties} " + " ".join(str(x) for x in v) + "\n")
             out.flush()
             if (i + 1) % 20 == 0:
                 print(f"{i + 1}/{len(positions)} positions, {time.perf_counter() - t0:.0f} s",

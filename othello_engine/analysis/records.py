@@ -15,6 +15,7 @@ from typing import IO, Any, Optional
 from othello_engine.analysis.inputs import Position
 from othello_engine.board import BLACK, Square, square_name
 from othello_engine.client import Info, PlayResult
+from othello_engine.resumable import whole_lines
 
 
 class ResumeError(ValueError):
@@ -256,28 +257,26 @@ class CsvWriter:
         self.out.flush()
 
 
-def written_records(path: str, kind: str) -> tuple[int, int, Optional[int]]:
-    """(records, bytes, line) of an output file of an earlier run in the given kind (``table``,
-    ``json``, ``csv``): how many records it holds, the length of its complete part (a last line
-    cut short by a kill is dropped and its record analysed again) and the input line of its last
-    record. A multi-PV record's extra rows do not count. ResumeError if it cannot be read."""
-    with open(path, "rb") as f:
-        data = f.read()
-    complete = data.rfind(b"\n") + 1
-    lines = data[:complete].decode("utf-8", errors="replace").splitlines()
+def written_records(path: str, kind: str) -> tuple[int, Optional[int]]:
+    """(records, line) of an output file of an earlier run in the given kind (``table``, ``json``,
+    ``csv``): how many records its whole lines hold (a last line cut short by a kill does not
+    count; :func:`othello_engine.resumable.settle` drops it before the run appends, and its record
+    is analysed again) and the input line of its last record. A multi-PV record's extra rows do not
+    count. ResumeError if it cannot be read as such a file; OSError if it cannot be read at all."""
+    lines = [raw.decode("utf-8", errors="replace").rstrip("\n") for raw in whole_lines(path)]
     try:
         if kind == "json":
             objects = [json.loads(ln) for ln in lines if ln.strip()]
-            return len(objects), complete, int(objects[-1]["line"]) if objects else None
+            return len(objects), int(objects[-1]["line"]) if objects else None
         if kind == "csv":
             if lines and next(csv.reader(lines[:1])) != list(CsvWriter.columns):
                 raise ValueError("its first line is not the header of the CSV records")
             at, line_at = CsvWriter.columns.index("multipv"), CsvWriter.columns.index("line")
             cells = [r for r in list(csv.reader(lines))[1:] if len(r) > at and r[at] in ("", "1")]
-            return len(cells), complete, int(cells[-1][line_at]) if cells else None
+            return len(cells), int(cells[-1][line_at]) if cells else None
         if lines and lines[0] != TableWriter.header:
             raise ValueError("its first line is not the header of the table")
         rows = [ln for ln in lines[1:] if ln[:8].strip()]
-        return len(rows), complete, int(rows[-1].split()[0].rsplit(":", 1)[-1]) if rows else None
+        return len(rows), int(rows[-1].split()[0].rsplit(":", 1)[-1]) if rows else None
     except (ValueError, KeyError, IndexError, TypeError) as exc:
         raise ResumeError(f"not an output of othello-analyze in this format ({kind}): {exc}") from None

@@ -17,6 +17,7 @@ from othello_engine.analysis import (DEFAULT_ENGINE, FORMATS, CsvWriter, JsonWri
                                      open_sources, plot_games, written_records)
 from othello_engine.cli.common import start_size_arg
 from othello_engine.client import EngineError, Limit
+from othello_engine.resumable import settle
 from othello_engine.textnum import float_arg, int_arg
 
 DEFAULT_DEPTH = 12
@@ -226,9 +227,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             return fail(str(exc))
         if args.resume and os.path.exists(args.output):
             try:
-                skip, complete, last_line = written_records(args.output, kind)
-                with open(args.output, "r+b") as f:
-                    f.truncate(complete)
+                skip, last_line = written_records(args.output, kind)
+                settle(args.output)
             except OSError as exc:
                 filelock.release(lock)
                 return fail(f"cannot resume from {args.output!r}: {exc.strerror or exc}")

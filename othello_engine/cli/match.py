@@ -14,8 +14,9 @@ from othello_engine.cli.common import size_arg
 from othello_engine.client import DriverError
 from othello_engine.match.openings import DEFAULT_OPENING_PLIES
 from othello_engine.match import (GameResult, MatchConfig, MatchError, MatchResult, SkippedLine,
-                                  config_from_settings, format_report, game_line, read_finished_games,
-                                  run_match)
+                                  config_from_settings, ends_record, format_report, game_line,
+                                  read_finished_games, run_match)
+from othello_engine.resumable import settle
 from othello_engine.textnum import float_arg, int_arg
 
 
@@ -152,13 +153,17 @@ def main(argv: Optional[list[str]] = None) -> int:
             return 2
         if os.path.exists(args.ggf):
             try:
-                done, complete = read_finished_games(config, args.ggf)
+                done = read_finished_games(config, args.ggf)
+                settle(args.ggf, whole_last=ends_record)  # a record cut short by a kill is played again
             except MatchError as exc:
                 print(f"othello-match: error: {exc}", file=err)
                 filelock.release(lock)
                 return 2
-            with open(args.ggf, "r+b") as cut:
-                cut.truncate(complete)  # a record cut short by a kill is played again
+            except OSError as exc:
+                print(f"othello-match: error: cannot resume from {args.ggf!r}: {exc.strerror or exc}",
+                      file=err)
+                filelock.release(lock)
+                return 2
             if not args.quiet:
                 print(f"othello-match: resuming: {len(done)} of {total} games already in {args.ggf}",
                       file=err)

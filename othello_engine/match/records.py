@@ -15,6 +15,7 @@ from typing import Optional
 from othello_engine.board import BLACK, WHITE, Board, OthelloError
 from othello_engine.ggf import GameRecord, format_ggf, parse_ggf
 from othello_engine.match.config import Job, MatchConfig, MatchError
+from othello_engine.resumable import whole_lines
 
 _LINE_BREAKS = re.compile("[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
 """What ``str.splitlines`` splits at."""
@@ -94,25 +95,27 @@ def _one_line(text: str) -> str:
 
 # --- resuming -------------------------------------------------------------------------------------
 
-def read_finished_games(config: MatchConfig, path: str) -> tuple[list[GameResult], int]:
+def ends_record(line: bytes) -> bool:
+    """Whether a last line without its newline is a whole GGF record all the same."""
+    return line.strip().endswith(b";)")
+
+
+def read_finished_games(config: MatchConfig, path: str) -> list[GameResult]:
     """The games of an earlier run of this match in the GGF file at path, given back their game
-    numbers, and the length in bytes of the file's complete part (a last line cut short by a
-    kill is not a game; the caller truncates it). A record gets the first game number of the
-    schedule with its players, colours and opening not taken yet (such games are interchangeable).
-    MatchError for a record that is unreadable or not in this match."""
-    try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except OSError as exc:
-        raise MatchError(f"cannot resume from {path!r}: {exc.strerror or exc}") from None
-    complete = data.rfind(b"\n") + 1
-    if data[complete:].strip().endswith(b";)"):
-        complete = len(data)  # a last game without its newline is still whole
+    numbers. A last line cut short by a kill is not a game (the caller settles the file,
+    :func:`othello_engine.resumable.settle` with :func:`ends_record`, before it appends, and the
+    game is played again). A record gets the first game number of the schedule with its players,
+    colours and opening not taken yet (such games are interchangeable). MatchError for a record
+    that is unreadable or not in this match, or a file that cannot be read."""
     free: dict[tuple[str, str], list[Job]] = {}
     for job in config.schedule():
         free.setdefault((config.engines[job[1]].name, config.engines[job[2]].name), []).append(job)
     games: list[GameResult] = []
-    for n, raw in enumerate(data[:complete].decode("utf-8", errors="replace").splitlines(), 1):
+    try:
+        text = [raw.decode("utf-8", errors="replace") for raw in whole_lines(path, ends_record)]
+    except OSError as exc:
+        raise MatchError(f"cannot resume from {path!r}: {exc.strerror or exc}") from None
+    for n, raw in enumerate((line for chunk in text for line in chunk.splitlines()), 1):
         if not raw.strip():
             continue
         try:
@@ -129,7 +132,7 @@ def read_finished_games(config: MatchConfig, path: str) -> tuple[list[GameResult
         job = max(matches, key=lambda j: (len(j[3].board.move_stack), -j[0]))
         free[(rec.black, rec.white)].remove(job)
         games.append(_game_of_record(job, rec, raw))
-    return games, complete
+    return games
 
 
 def _game_of_record(job: Job, rec: GameRecord, ggf: str) -> GameResult:

@@ -33,9 +33,8 @@ from othello_engine.train.averaging import average
 from othello_engine.train.fitting import (FAMILY_BASES, FitSettings, canonical_map, fit, fit_phase,
                                           positions_features)
 from othello_engine.train.labels import LabelSettings, label, label_game
-from othello_engine.train.records import (NO_SCORE, POSITION_WIDTH, board_of, cells_of, complete_lines,
-                                          game_plies, game_positions, open_text, parse_cells, parse_game,
-                                          read_positions, truncate_lines)
+from othello_engine.train.records import (NO_SCORE, POSITION_WIDTH, board_of, cells_of, game_plies,
+                                          game_positions, open_text, parse_cells, parse_game, read_positions)
 from othello_engine.train.runner import PROGRESS_MIN_SECONDS, process_engine, progress_bar, run_ordered
 from othello_engine.train.schedule import Schedule, parse_schedule
 from othello_engine.train.selfplay import GenerateSettings, generate, play_game
@@ -43,8 +42,8 @@ from othello_engine.train.testsets import evaluate, testset
 
 __all__ = [
     "FAMILY_BASES", "NO_SCORE", "POSITION_WIDTH", "PROGRESS_MIN_SECONDS", "FitSettings", "GenerateSettings",
-    "LabelSettings", "Schedule", "average", "board_of", "canonical_map", "cells_of", "complete_lines",
+    "LabelSettings", "Schedule", "average", "board_of", "canonical_map", "cells_of",
     "evaluate", "fit", "fit_phase", "game_plies", "game_positions", "generate", "label", "label_game",
     "open_text", "parse_cells", "parse_game", "parse_schedule", "play_game", "positions_features",
-    "process_engine", "progress_bar", "read_positions", "run_ordered", "testset", "truncate_lines",
+    "process_engine", "progress_bar", "read_positions", "run_ordered", "testset",
 ]

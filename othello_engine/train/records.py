@@ -6,11 +6,13 @@ import gzip
 import io
 import os
 import re
+import zlib
 from typing import IO, Callable, Iterator, Optional
 
 from othello_engine import _core
 from othello_engine.board import BLACK, PASS, Board, OthelloError, clip_text, parse_square, square_name
 from othello_engine.notation import move_tokens
+from othello_engine.resumable import is_gzip, looks_gzip
 
 POSITION_WIDTH = 77
 """A position line: 64 cells, space, result (%+03d), space, search score (%+07d centi-discs, or
@@ -46,33 +48,34 @@ def check_position_line(line: str, path: str, number: int, size: int = 8) -> Non
 
 # --- files ---------------------------------------------------------------------------------------
 def open_text(path: str, mode: str = "r") -> IO[str]:
-    """A text file, gzip-compressed when its name ends in .gz."""
-    if path.endswith(".gz"):
-        return io.TextIOWrapper(gzip.GzipFile(path, mode.replace("t", "") + "b"), encoding="ascii")
+    """A text file, gzip-compressed when its name ends in .gz. Reading a gzip file whose stream
+    ends early or is damaged raises ValueError naming the file (an interrupted run's output that
+    no run resumed), not the decompressor's own EOFError."""
+    if is_gzip(path):
+        binary = mode.replace("t", "") + "b"
+        gz = _CheckedGzip(path, binary) if binary.startswith("r") else gzip.GzipFile(path, binary)
+        return io.TextIOWrapper(gz, encoding="ascii")
     return open(path, mode, encoding="ascii")
 
 
-def complete_lines(path: str) -> int:
-    """Number of whole lines in path (0 if it does not exist). A plain file whose last line was cut
-    short by an interrupted run is truncated to its last whole line, so that appending resumes it."""
-    if not os.path.exists(path):
-        return 0
-    if path.endswith(".gz"):
-        n = 0
+class _CheckedGzip(gzip.GzipFile):
+    """A gzip file read with a stream cut short or damaged reported as ValueError."""
+
+    def read(self, size: Optional[int] = -1) -> bytes:
         try:
-            with gzip.open(path, "rb") as f:
-                for line in f:
-                    if line.endswith(b"\n"):
-                        n += 1
-        except (EOFError, OSError):   # a cut gzip stream: keep what could be read
-            pass
-        return n
-    with open(path, "rb+") as f:
-        data = f.read()
-        keep = data.rfind(b"\n") + 1
-        if keep != len(data):
-            f.truncate(keep)
-        return data.count(b"\n", 0, keep)
+            return super().read(size)
+        except (EOFError, zlib.error, gzip.BadGzipFile):
+            raise ValueError(self._broken()) from None
+
+    def read1(self, size: int = -1) -> bytes:
+        try:
+            return super().read1(size)
+        except (EOFError, zlib.error, gzip.BadGzipFile):
+            raise ValueError(self._broken()) from None
+
+    def _broken(self) -> str:
+        return (f"{self.name}: the gzip stream is cut short or damaged (the output of an interrupted "
+                f"run? the command that wrote it, run again, repairs it)")
 
 
 def check_resumable(path: str, kind: str, size: int = 8) -> None:
@@ -83,9 +86,12 @@ def check_resumable(path: str, kind: str, size: int = 8) -> None:
     file passes; so does a last line cut short, which the resume drops."""
     if not os.path.exists(path):
         return
+    if is_gzip(path) and not looks_gzip(path):
+        raise ValueError(f"{path}: not a gzip file, though its name ends in .gz; give another "
+                         f"output file, it is left as it is")
     valid = _is_game_line if kind == "game" else _is_position_line
     with open(path, "rb") as raw:
-        if path.endswith(".gz"):
+        if is_gzip(path):
             try:
                 with gzip.GzipFile(fileobj=raw) as f:
                     lines = [f.readline(1 << 16)]
@@ -122,16 +128,6 @@ def _is_game_line(line: str, size: int) -> bool:
     except ValueError:
         return False
     return True
-
-
-def truncate_lines(path: str, lines: int) -> None:
-    """Cut a plain file after its first ``lines`` lines."""
-    with open(path, "rb+") as f:
-        data = f.read()
-        end = 0
-        for _ in range(lines):
-            end = data.index(b"\n", end) + 1
-        f.truncate(end)
 
 
 # --- game records ----------------------------------------------------------------------------------
