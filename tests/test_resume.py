@@ -43,6 +43,17 @@ def test_match_resume_plays_only_the_missing_games(tmp_path: Path) -> None:
     assert sorted(g.number for g in done) == [1, 2, 3, 4, 5, 6]
 
 
+def test_match_resume_keeps_a_whole_last_record_without_its_newline(tmp_path: Path) -> None:
+    full, part = tmp_path / "full.ggf", tmp_path / "part.ggf"
+    assert match_cli.main(ENGINES + ["--games", "4", "--ggf", str(full), "--quiet"]) == 0
+    games = full.read_text().splitlines(True)
+    part.write_text(games[0] + games[1].rstrip("\n"))   # as an editor may save it
+    assert match_cli.main(ENGINES + ["--games", "4", "--ggf", str(part), "--quiet", "--resume"]) == 0
+    lines = part.read_text().splitlines()
+    assert lines[:2] == [games[0].rstrip("\n"), games[1].rstrip("\n")] and len(lines) == 4
+    assert sorted(without_clock(lines)) == sorted(without_clock(full.read_text().splitlines()))
+
+
 def test_match_resume_keeps_a_finished_match(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     ggf = tmp_path / "out.ggf"
     assert match_cli.main(ENGINES + ["--games", "2", "--ggf", str(ggf), "--quiet"]) == 0
