@@ -3,8 +3,8 @@
 ``othello-train generate``, ``label`` and ``testset``, ``othello-match --ggf`` and ``othello-analyze
 --output`` write one whole line (a record) at a time and flush it, and so do the scripts that log
 their results as they come. A kill, Ctrl-C or a lost machine can then leave the last line cut short,
-and a gzip file (a name ending in ``.gz``) without the end of its stream. Resuming such a file takes
-three steps, in this order:
+and a gzip file (the training steps write one when the name ends in ``.gz``) without the end of its
+stream. Resuming such a file takes three steps, in this order:
 
 1. read the earlier run's whole lines (:func:`whole_lines`) and check that they are this work's
    output; a file of anything else is refused and left as it is (the caller's part);
@@ -13,6 +13,11 @@ three steps, in this order:
    has to change is written again as one intact stream, in one step (:mod:`othello_engine.atomicfile`):
    bytes appended after a cut stream could never be read back;
 3. append.
+
+A file with no whole line at all gives the caller nothing to check, so :func:`settle` then asks
+``line_start`` whether what it holds could be the beginning of one of the run's lines; a text
+without a newline (a note, a file of another program) is refused (:class:`NotResumable`) and
+left as it is, not cut to nothing.
 
 Both functions read the file as a stream, so a file of gigabytes costs no memory.
 
@@ -34,19 +39,22 @@ from __future__ import annotations
 import gzip
 import os
 import zlib
-from typing import Callable, Iterator, Optional
+from typing import IO, Callable, Iterator, Optional
 
 from othello_engine import atomicfile
 
-WholeLast = Optional[Callable[[bytes], bool]]
-"""Says whether a last line that has no newline is whole all the same (a GGF record ends in ``;)``);
-without it, such a line is taken to be cut short."""
+LineTest = Optional[Callable[[bytes], bool]]
 
 _CUT_STREAM = (EOFError, zlib.error, gzip.BadGzipFile)   # a gzip stream that ends early or breaks off
+_START_READ = 1 << 16     # the bytes of a file without a whole line that line_start is shown
+
+
+class NotResumable(ValueError):
+    """A file that is not the output of the run that would resume it; it is left as it is."""
 
 
 def is_gzip(path: str) -> bool:
-    """Whether the output file is written compressed (its name ends in ``.gz``)."""
+    """Whether a training file is compressed (its name ends in ``.gz``)."""
     return path.endswith(".gz")
 
 
@@ -58,13 +66,14 @@ def looks_gzip(path: str) -> bool:
     return magic == b"\x1f\x8b"[:len(magic)]
 
 
-def whole_lines(path: str, whole_last: WholeLast = None) -> Iterator[bytes]:
+def whole_lines(path: str, whole_last: LineTest = None, compressed: bool = False) -> Iterator[bytes]:
     """The whole lines of an earlier run's output file, each ending in a newline, read as a stream:
-    nothing for a missing file; a last line cut short left out; a gzip file read up to where its
-    stream breaks off. OSError if the file cannot be read."""
+    nothing for a missing file; a last line cut short left out, unless ``whole_last`` says it is
+    whole all the same (a GGF record ends in ``;)``), when it gets its newline. ``compressed``: a
+    gzip file, read up to where its stream breaks off. OSError if the file cannot be read."""
     if not os.path.exists(path):
         return
-    if is_gzip(path):
+    if compressed:
         with gzip.open(path, "rb") as f:
             try:
                 yield from _whole(f, whole_last)
@@ -75,7 +84,7 @@ def whole_lines(path: str, whole_last: WholeLast = None) -> Iterator[bytes]:
             yield from _whole(f, whole_last)
 
 
-def _whole(lines, whole_last: WholeLast) -> Iterator[bytes]:
+def _whole(lines: IO[bytes], whole_last: LineTest) -> Iterator[bytes]:
     for line in lines:
         if line.endswith(b"\n"):
             yield line
@@ -83,17 +92,22 @@ def _whole(lines, whole_last: WholeLast) -> Iterator[bytes]:
             yield line + b"\n"
 
 
-def settle(path: str, keep: Optional[int] = None, whole_last: WholeLast = None) -> int:
+def settle(path: str, keep: Optional[int] = None, whole_last: LineTest = None,
+           compressed: bool = False, line_start: LineTest = None) -> int:
     """Make the output file at path hold its first ``keep`` whole lines (all of them when None)
     and nothing after them, so that a run can append; return how many lines it then holds (0 for
-    a missing file, which is left missing). A file that already ends so is not touched. OSError if
-    it cannot be read or changed (a gzip file is then left as it was), ValueError for a file named
-    ``.gz`` that is not gzip (left as it is)."""
+    a missing file, which is left missing). A file that already ends so is not touched.
+    ``whole_last`` and ``compressed`` as for :func:`whole_lines`. ``line_start``: whether the bytes
+    of a file with no whole line could begin one of the run's lines (a first line cut short);
+    when they could not, NotResumable. NotResumable too for a compressed file that is not gzip;
+    OSError if the file cannot be read or changed (a gzip file is then left as it was)."""
     if not os.path.exists(path):
         return 0
-    if is_gzip(path):
-        if not looks_gzip(path):
-            raise ValueError(f"{path}: not a gzip file, though its name ends in .gz")
+    if compressed and not looks_gzip(path):
+        raise NotResumable(f"{path}: not a gzip file, though its name ends in .gz")
+    if line_start is not None:
+        _check_start(path, whole_last, compressed, line_start)
+    if compressed:
         return _settle_gzip(path, keep, whole_last)
     with open(path, "rb+") as f:
         end = count = 0
@@ -115,7 +129,31 @@ def settle(path: str, keep: Optional[int] = None, whole_last: WholeLast = None) 
     return count
 
 
-def _settle_gzip(path: str, keep: Optional[int], whole_last: WholeLast) -> int:
+def _check_start(path: str, whole_last: LineTest, compressed: bool,
+                 line_start: Callable[[bytes], bool]) -> None:
+    """NotResumable unless the file begins with a whole line, or what it holds could begin one.
+    Only its first bytes are read: a first line longer than that is no line of these runs."""
+    head = bytearray()
+    with (gzip.open(path, "rb") if compressed else open(path, "rb")) as f:
+        try:
+            while len(head) <= _START_READ and b"\n" not in head:
+                chunk = f.read(4096)
+                if not chunk:
+                    break
+                head += chunk
+        except _CUT_STREAM:
+            pass            # what could be read is what a resumed run would keep
+    if b"\n" in head or not head:
+        return
+    if len(head) <= _START_READ and (line_start(bytes(head))
+                                     or whole_last is not None and whole_last(bytes(head))):
+        return
+    raise NotResumable(f"{path}: not a file of this run's lines to resume (it holds no whole line, "
+                       f"and what it holds does not begin one); give another output file, it is "
+                       f"left as it is")
+
+
+def _settle_gzip(path: str, keep: Optional[int], whole_last: LineTest) -> int:
     count = 0
     intact = True
     with gzip.open(path, "rb") as f:
@@ -133,7 +171,7 @@ def _settle_gzip(path: str, keep: Optional[int], whole_last: WholeLast) -> int:
     name = os.path.basename(path)[:-3]
     with atomicfile.replacing(path, binary=True) as raw, \
             gzip.GzipFile(filename=name, mode="wb", fileobj=raw) as out:
-        for line in whole_lines(path, whole_last):
+        for line in whole_lines(path, whole_last, compressed=True):
             if keep is not None and count == keep:
                 break
             out.write(line)

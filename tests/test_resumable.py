@@ -69,13 +69,13 @@ def test_gzip_cut_by_a_kill_is_written_again_whole(tmp_path: Path) -> None:
     path.write_bytes(killed_gzip("one\ntwo\nthree\n", "fo"))
     with pytest.raises(EOFError):
         gzip_text(path)
-    assert list(resumable.whole_lines(str(path))) == [b"one\n", b"two\n", b"three\n"]
-    assert resumable.settle(str(path)) == 3
+    assert list(resumable.whole_lines(str(path), compressed=True)) == [b"one\n", b"two\n", b"three\n"]
+    assert resumable.settle(str(path), compressed=True) == 3
     assert gzip_text(path) == "one\ntwo\nthree\n"
     with gzip.open(path, "at") as f:     # what a resumed run does next
         f.write("four\n")
     assert gzip_text(path) == "one\ntwo\nthree\nfour\n"
-    assert resumable.settle(str(path), keep=2) == 2 and gzip_text(path) == "one\ntwo\n"
+    assert resumable.settle(str(path), keep=2, compressed=True) == 2 and gzip_text(path) == "one\ntwo\n"
 
 
 def test_intact_gzip_is_not_touched(tmp_path: Path) -> None:
@@ -85,14 +85,14 @@ def test_intact_gzip_is_not_touched(tmp_path: Path) -> None:
     with gzip.open(path, "at") as f:     # a second member, as a resumed run appends
         f.write("z\n")
     before = path.read_bytes()
-    assert resumable.settle(str(path)) == 3 and path.read_bytes() == before
+    assert resumable.settle(str(path), compressed=True) == 3 and path.read_bytes() == before
 
 
 def test_a_file_named_gz_that_is_not_gzip_is_left_as_it_is(tmp_path: Path) -> None:
     path = tmp_path / "notes.gz"
     path.write_bytes(b"my own notes\n")
-    with pytest.raises(ValueError, match="not a gzip file"):
-        resumable.settle(str(path))
+    with pytest.raises(resumable.NotResumable, match="not a gzip file"):
+        resumable.settle(str(path), compressed=True)
     with pytest.raises(ValueError, match="not a gzip file"):
         train.generate(str(path), 4, SETTINGS, quiet=True)
     assert path.read_bytes() == b"my own notes\n"
@@ -131,3 +131,42 @@ def test_a_cut_gzip_input_is_one_error_line(tmp_path: Path) -> None:
         f"othello-train label: {games}: the gzip stream is cut short or damaged (the output of an "
         f"interrupted run? the command that wrote it, run again, repairs it)"]
     assert "Traceback" not in proc.stdout + proc.stderr
+
+
+@pytest.mark.parametrize("text", [b"my own notes, no newline", b"\x00\x01" * 40_000])
+def test_a_file_without_a_whole_line_that_begins_none_is_left_as_it_is(tmp_path: Path, text: bytes) -> None:
+    """Such a file gives a resumed run no line to check: it was cut to nothing before. A first line
+    that a kill cut short (it begins a line of the run's kind) is still dropped."""
+    start = lambda head: b"(;".startswith(head[:2])   # noqa: E731
+    path = tmp_path / "out.txt"
+    path.write_bytes(text)
+    with pytest.raises(resumable.NotResumable, match="holds no whole line"):
+        resumable.settle(str(path), line_start=start)
+    assert path.read_bytes() == text
+    path.write_bytes(b"(;GM[Oth")
+    assert resumable.settle(str(path), line_start=start) == 0 and path.read_bytes() == b""
+
+
+def test_the_commands_leave_a_file_without_a_whole_line_alone(tmp_path: Path) -> None:
+    """othello-train generate, othello-analyze --resume and othello-match --resume, each onto a
+    note without a newline: one line, status 2, the note as it was."""
+    note = tmp_path / "notes.txt"
+    positions = tmp_path / "positions.txt"
+    positions.write_text("f5d6c3\n")
+    engine = [sys.executable, "-P", "-m", "othello_engine"]
+    runs = [
+        (engine + ["train", "generate", str(note), "--games", "2", "--depth", "1", "-q"],
+         "othello-train generate: "),
+        ([sys.executable, "-P", "-m", "othello_engine.cli.analyze", str(positions), "--depth", "1",
+          "-o", str(note), "--resume", "--quiet"], "othello-analyze: "),
+        ([sys.executable, "-P", "-m", "othello_engine.cli.match", "--engine", "cmd=othello-engine",
+          "name=a", "depth=1", "--engine", "cmd=othello-engine", "name=b", "depth=1", "--games", "2",
+          "--ggf", str(note), "--resume", "--quiet"], "othello-match: error: "),
+    ]
+    for argv, prefix in runs:
+        note.write_text("remember the milk")
+        proc = subprocess.run(argv, capture_output=True, text=True, timeout=120, cwd=tmp_path)
+        lines = proc.stderr.strip().splitlines()
+        assert proc.returncode == 2 and len(lines) == 1, (argv, proc.stderr)
+        assert lines[0].startswith(prefix) and "holds no whole line" in lines[0], lines
+        assert note.read_text() == "remember the milk"

@@ -16,7 +16,7 @@ from othello_engine.analysis.inputs import (FORMATS, MAX_ECHO, MAX_LINE, InputEr
 from othello_engine.analysis.pipeline import READ_AHEAD, analyse_lines
 from othello_engine.analysis.plot import plot_games
 from othello_engine.analysis.records import (CsvWriter, JsonWriter, Line, Record, ResumeError,
-                                             TableWriter, final_record, make_record,
+                                             TableWriter, final_record, make_record, output_start,
                                              written_records)
 from othello_engine.analysis.runner import (DEFAULT_ENGINE, Task, Worker, WorkerSpec, analyse_task,
                                             start_workers)
@@ -26,6 +26,6 @@ __all__ = [
     "bounded_lines", "clip_input", "detect_format", "open_sources", "parse_line",
     "READ_AHEAD", "analyse_lines", "plot_games",
     "CsvWriter", "JsonWriter", "Line", "Record", "ResumeError", "TableWriter", "final_record",
-    "make_record", "written_records",
+    "make_record", "output_start", "written_records",
     "DEFAULT_ENGINE", "Task", "Worker", "WorkerSpec", "analyse_task", "start_workers",
 ]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import csv
 import json
 from dataclasses import dataclass
-from typing import IO, Any, Optional
+from typing import IO, Any, Callable, Optional
 
 from othello_engine.analysis.inputs import Position
 from othello_engine.board import BLACK, Square, square_name
@@ -255,6 +255,20 @@ class CsvWriter:
                 self.writer.writerow(["" if row.get(c) is None else row.get(c)
                                       for c in self.columns])
         self.out.flush()
+
+
+def output_start(kind: str) -> Callable[[bytes], bool]:
+    """Whether the text of an output file with no whole line could begin one in the given kind
+    (the header of a table or CSV, a JSON object): a first line cut short by a kill, which a
+    resumed run drops, as against a file of something else, which it must leave alone.
+
+    >>> output_start("json")(b'{"file": "a.txt", "li'), output_start("table")(b"my notes")
+    (True, False)
+    """
+    if kind == "json":
+        return lambda head: head.lstrip().startswith(b"{")
+    header = (",".join(CsvWriter.columns) if kind == "csv" else TableWriter.header).encode()
+    return lambda head: header.startswith(head)
 
 
 def written_records(path: str, kind: str) -> tuple[int, Optional[int]]:

@@ -14,7 +14,7 @@ from typing import IO, Any, Generator, Optional, Sequence
 from othello_engine import filelock
 from othello_engine.analysis import (DEFAULT_ENGINE, FORMATS, CsvWriter, JsonWriter, Record,
                                      ResumeError, TableWriter, WorkerSpec, analyse_lines,
-                                     open_sources, plot_games, written_records)
+                                     open_sources, output_start, plot_games, written_records)
 from othello_engine.cli.common import start_size_arg
 from othello_engine.client import EngineError, Limit
 from othello_engine.resumable import settle
@@ -228,11 +228,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         if args.resume and os.path.exists(args.output):
             try:
                 skip, last_line = written_records(args.output, kind)
-                settle(args.output)
+                settle(args.output, line_start=output_start(kind))
             except OSError as exc:
                 filelock.release(lock)
                 return fail(f"cannot resume from {args.output!r}: {exc.strerror or exc}")
-            except ResumeError as exc:
+            except ValueError as exc:   # ResumeError, NotResumable
                 filelock.release(lock)
                 return fail(f"cannot resume from {args.output!r}: {exc}")
             if not args.quiet:

@@ -14,8 +14,8 @@ from othello_engine.cli.common import size_arg
 from othello_engine.client import DriverError
 from othello_engine.match.openings import DEFAULT_OPENING_PLIES
 from othello_engine.match import (GameResult, MatchConfig, MatchError, MatchResult, SkippedLine,
-                                  config_from_settings, ends_record, format_report, game_line,
-                                  read_finished_games, run_match)
+                                  begins_record, config_from_settings, ends_record, format_report,
+                                  game_line, read_finished_games, run_match)
 from othello_engine.resumable import settle
 from othello_engine.textnum import float_arg, int_arg
 
@@ -154,8 +154,9 @@ def main(argv: Optional[list[str]] = None) -> int:
         if os.path.exists(args.ggf):
             try:
                 done = read_finished_games(config, args.ggf)
-                settle(args.ggf, whole_last=ends_record)  # a record cut short by a kill is played again
-            except MatchError as exc:
+                # a record cut short by a kill is played again
+                settle(args.ggf, whole_last=ends_record, line_start=begins_record)
+            except (MatchError, ValueError) as exc:   # ValueError: NotResumable
                 print(f"othello-match: error: {exc}", file=err)
                 filelock.release(lock)
                 return 2

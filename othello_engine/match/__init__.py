@@ -20,14 +20,16 @@ same on a Ray cluster). ``othello-match`` / ``othello-engine match`` is the comm
 from othello_engine.match.config import (Job, MatchConfig, MatchError, Opening, parse_engine,
                                          parse_time_control)
 from othello_engine.match.openings import SkippedLine, load_openings, parse_opening_line, start_openings
-from othello_engine.match.records import GameResult, ends_record, game_ggf, read_finished_games
+from othello_engine.match.records import (GameResult, begins_record, ends_record, game_ggf,
+                                          read_finished_games)
 from othello_engine.match.referee import Fault, play_game, play_job, referee_limits, start_player
 from othello_engine.match.report import MatchResult, PairingStats, format_report, game_line
 from othello_engine.match.runner import run_match
 from othello_engine.match.settings import config_from_settings
 
 __all__ = ["Fault", "GameResult", "Job", "MatchConfig", "MatchError", "MatchResult", "Opening",
-           "PairingStats", "SkippedLine", "config_from_settings", "ends_record", "format_report", "game_ggf",
+           "PairingStats", "SkippedLine", "begins_record", "config_from_settings", "ends_record",
+           "format_report", "game_ggf",
            "game_line", "load_openings", "parse_engine", "parse_opening_line", "parse_time_control",
            "play_game", "play_job", "read_finished_games", "referee_limits", "run_match",
            "start_openings", "start_player"]

@@ -100,6 +100,16 @@ def ends_record(line: bytes) -> bool:
     return line.strip().endswith(b";)")
 
 
+def begins_record(text: bytes) -> bool:
+    """Whether the text of a GGF file with no whole line could begin a record (one cut short by
+    a kill), as against a file of something else.
+
+    >>> begins_record(b"(;GM[Othello]PC[othello-m"), begins_record(b"my notes")
+    (True, False)
+    """
+    return text.lstrip()[:2] == b"(;"[:len(text.lstrip()[:2])]
+
+
 def read_finished_games(config: MatchConfig, path: str) -> list[GameResult]:
     """The games of an earlier run of this match in the GGF file at path, given back their game
     numbers. A last line cut short by a kill is not a game (the caller settles the file,

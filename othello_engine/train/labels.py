@@ -6,9 +6,8 @@ from dataclasses import dataclass
 from typing import Callable, Optional
 
 from othello_engine.filelock import held
-from othello_engine.resumable import settle
 from othello_engine.train.records import (NO_SCORE, board_of, cells_of, check_resumable, game_lines,
-                                          game_plies, game_positions, open_text, parse_game)
+                                          game_plies, game_positions, open_text, parse_game, settle_output)
 from othello_engine.train.runner import process_engine, run_ordered
 from othello_engine.train.schedule import Schedule
 
@@ -73,7 +72,7 @@ def label(games_path: str, out_path: str, settings: LabelSettings, jobs: int = 1
         games = games[:limit]
     with held(out_path):     # one run at a time appends to a file (FileInUse for a second one)
         check_resumable(out_path, "position", settings.size)
-        done_positions = settle(out_path)
+        done_positions = settle_output(out_path, "position", settings.size)
         done = 0
         n = 0
         for line in games:           # how many whole games the existing file holds
@@ -83,7 +82,7 @@ def label(games_path: str, out_path: str, settings: LabelSettings, jobs: int = 1
             n += count
             done += 1
         if n != done_positions:      # a game cut short: its positions are labelled again
-            settle(out_path, n)
+            settle_output(out_path, "position", settings.size, keep=n)
         items = [(line, settings) for line in games[done:]]
         with open_text(out_path, "at") as out:
             return run_ordered(_label_item, items, out, jobs, "label", done, len(games), quiet,

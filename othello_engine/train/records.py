@@ -12,7 +12,7 @@ from typing import IO, Callable, Iterator, Optional
 from othello_engine import _core
 from othello_engine.board import BLACK, PASS, Board, OthelloError, clip_text, parse_square, square_name
 from othello_engine.notation import move_tokens
-from othello_engine.resumable import is_gzip, looks_gzip
+from othello_engine.resumable import is_gzip, settle
 
 POSITION_WIDTH = 77
 """A position line: 64 cells, space, result (%+03d), space, search score (%+07d centi-discs, or
@@ -86,9 +86,6 @@ def check_resumable(path: str, kind: str, size: int = 8) -> None:
     file passes; so does a last line cut short, which the resume drops."""
     if not os.path.exists(path):
         return
-    if is_gzip(path) and not looks_gzip(path):
-        raise ValueError(f"{path}: not a gzip file, though its name ends in .gz; give another "
-                         f"output file, it is left as it is")
     valid = _is_game_line if kind == "game" else _is_position_line
     with open(path, "rb") as raw:
         if is_gzip(path):
@@ -115,6 +112,28 @@ def check_resumable(path: str, kind: str, size: int = 8) -> None:
             raise ValueError(f"{path}: not a file of {kind} lines to resume (it holds "
                              f"{clip_text(text.strip() or repr(line[:40]))!r}); give another output "
                              f"file, it is left as it is")
+
+
+def settle_output(path: str, kind: str, size: int = 8, keep: Optional[int] = None) -> int:
+    """Settle a step's output file of ``kind`` lines before the step appends (see
+    :func:`othello_engine.resumable.settle`: a cut last line dropped, a cut gzip stream written
+    again, ``keep`` lines kept) and return how many lines it holds. ValueError (NotResumable)
+    for a file named .gz that is not gzip, or one whose only text could not begin such a line;
+    call :func:`check_resumable` first for the lines it holds."""
+    pattern = _GAME_START if kind == "game" else _position_start(size)
+    return settle(path, keep, compressed=is_gzip(path),
+                  line_start=lambda head: pattern.fullmatch(head) is not None)
+
+
+_GAME_START = re.compile(rb"[A-Za-z0-9,.\-]*(?: (?:[+-]?\d*(?: \d*)?)?)?")
+"""What a game line cut short can hold: moves, then the result, then the solve empties."""
+
+
+def _position_start(size: int) -> re.Pattern[bytes]:
+    """What a position line cut short can hold: cells, then the result, then the score."""
+    n = size * size
+    return re.compile(rb"[XO-]{0,%d}|[XO-]{%d} (?:[+-]\d{0,3}(?: (?:[+-]\d{0,6}| {0,6}-?)?)?)?"
+                      % (n, n))
 
 
 def _is_position_line(line: str, size: int) -> bool:

@@ -8,8 +8,7 @@ from typing import Optional
 
 from othello_engine.board import PASS, Board, square_name
 from othello_engine.filelock import held
-from othello_engine.resumable import settle
-from othello_engine.train.records import check_resumable, open_text
+from othello_engine.train.records import check_resumable, open_text, settle_output
 from othello_engine.train.runner import process_engine, run_ordered
 
 
@@ -70,7 +69,7 @@ def generate(out_path: str, games: int, settings: GenerateSettings, jobs: int = 
     ``cluster``: a Ray address to play them on (see :func:`~othello_engine.train.runner.run_ordered`)."""
     with held(out_path):     # one run at a time appends to a file (FileInUse for a second one)
         check_resumable(out_path, "game", settings.size)
-        done = settle(out_path)
+        done = settle_output(out_path, "game", settings.size)
         if done >= games:
             return 0
         items = [(i, settings) for i in range(done, games)]

@@ -6,9 +6,9 @@ from typing import Callable, Optional
 
 from othello_engine import _core
 from othello_engine.filelock import held
-from othello_engine.resumable import settle
 from othello_engine.train.records import (NO_SCORE, board_of, cells_of, check_position_line, check_resumable,
-                                          game_lines, game_positions, open_text, parse_cells, parse_game)
+                                          game_lines, game_positions, open_text, parse_cells, parse_game,
+                                          settle_output)
 from othello_engine.train.runner import process_engine, run_ordered
 
 
@@ -48,7 +48,7 @@ def testset(games_path: str, out_path: str, empties: int, count: int, jobs: int 
             break
     with held(out_path):     # one run at a time appends to a file (FileInUse for a second one)
         check_resumable(out_path, "position", size)
-        done = settle(out_path)
+        done = settle_output(out_path, "position", size)
         items = [(c, size, depth) for c in cells_list[done:]]
         with open_text(out_path, "at") as out:
             return run_ordered(_solve_item, items, out, jobs, "search" if depth else "solve", done,
