@@ -104,7 +104,8 @@ def settle(path: str, keep: Optional[int] = None, whole_last: LineTest = None,
     if not os.path.exists(path):
         return 0
     if compressed and not looks_gzip(path):
-        raise NotResumable(f"{path}: not a gzip file, though its name ends in .gz")
+        raise NotResumable(f"{path}: not a gzip file, though its name ends in .gz; give another output "
+                           f"file, it is left as it is")
     if line_start is not None:
         _check_start(path, whole_last, compressed, line_start)
     if compressed:
