@@ -45,7 +45,8 @@ from othello_engine import atomicfile
 
 LineTest = Optional[Callable[[bytes], bool]]
 
-_CUT_STREAM = (EOFError, zlib.error, gzip.BadGzipFile)   # a gzip stream that ends early or breaks off
+CUT_STREAM = (EOFError, zlib.error, gzip.BadGzipFile)
+"""What reading a gzip stream that ends early or breaks off raises."""
 _START_READ = 1 << 16     # the bytes of a file without a whole line that line_start is shown
 
 
@@ -77,7 +78,7 @@ def whole_lines(path: str, whole_last: LineTest = None, compressed: bool = False
         with gzip.open(path, "rb") as f:
             try:
                 yield from _whole(f, whole_last)
-            except _CUT_STREAM:
+            except CUT_STREAM:
                 return
     else:
         with open(path, "rb") as f:
@@ -142,7 +143,7 @@ def _check_start(path: str, whole_last: LineTest, compressed: bool,
                 if not chunk:
                     break
                 head += chunk
-        except _CUT_STREAM:
+        except CUT_STREAM:
             pass            # what could be read is what a resumed run would keep
     if b"\n" in head or not head:
         return
@@ -164,7 +165,7 @@ def _settle_gzip(path: str, keep: Optional[int], whole_last: LineTest) -> int:
                     intact = False
                     break
                 count += 1
-        except _CUT_STREAM:
+        except CUT_STREAM:
             intact = False
     if intact:
         return count

@@ -6,8 +6,8 @@ from dataclasses import dataclass
 from typing import Callable, Optional
 
 from othello_engine.filelock import held
-from othello_engine.train.records import (NO_SCORE, board_of, cells_of, check_resumable, game_lines,
-                                          game_plies, game_positions, open_text, parse_game, settle_output)
+from othello_engine.train.records import (NO_SCORE, board_of, cells_of, game_lines, game_plies,
+                                          game_positions, open_text, parse_game, settle_output)
 from othello_engine.train.runner import process_engine, run_ordered
 from othello_engine.train.schedule import Schedule
 
@@ -71,7 +71,6 @@ def label(games_path: str, out_path: str, settings: LabelSettings, jobs: int = 1
     if limit is not None:
         games = games[:limit]
     with held(out_path):     # one run at a time appends to a file (FileInUse for a second one)
-        check_resumable(out_path, "position", settings.size)
         done_positions = settle_output(out_path, "position", settings.size)
         done = 0
         n = 0

@@ -6,13 +6,12 @@ import gzip
 import io
 import os
 import re
-import zlib
 from typing import IO, Callable, Iterator, Optional
 
 from othello_engine import _core
 from othello_engine.board import BLACK, PASS, Board, OthelloError, clip_text, parse_square, square_name
 from othello_engine.notation import move_tokens
-from othello_engine.resumable import is_gzip, settle
+from othello_engine.resumable import CUT_STREAM, is_gzip, settle
 
 POSITION_WIDTH = 77
 """A position line: 64 cells, space, result (%+03d), space, search score (%+07d centi-discs, or
@@ -64,13 +63,13 @@ class _CheckedGzip(gzip.GzipFile):
     def read(self, size: Optional[int] = -1) -> bytes:
         try:
             return super().read(size)
-        except (EOFError, zlib.error, gzip.BadGzipFile):
+        except CUT_STREAM:
             raise ValueError(self._broken()) from None
 
     def read1(self, size: int = -1) -> bytes:
         try:
             return super().read1(size)
-        except (EOFError, zlib.error, gzip.BadGzipFile):
+        except CUT_STREAM:
             raise ValueError(self._broken()) from None
 
     def _broken(self) -> str:
@@ -117,9 +116,10 @@ def check_resumable(path: str, kind: str, size: int = 8) -> None:
 def settle_output(path: str, kind: str, size: int = 8, keep: Optional[int] = None) -> int:
     """Settle a step's output file of ``kind`` lines before the step appends (see
     :func:`othello_engine.resumable.settle`: a cut last line dropped, a cut gzip stream written
-    again, ``keep`` lines kept) and return how many lines it holds. ValueError (NotResumable)
-    for a file named .gz that is not gzip, or one whose only text could not begin such a line;
-    call :func:`check_resumable` first for the lines it holds."""
+    again, ``keep`` lines kept) and return how many lines it holds. ValueError, the file left as
+    it is, for a file of other lines (:func:`check_resumable`), a file named .gz that is not gzip,
+    or one whose only text could not begin such a line (NotResumable)."""
+    check_resumable(path, kind, size)
     pattern = _GAME_START if kind == "game" else _position_start(size)
     return settle(path, keep, compressed=is_gzip(path),
                   line_start=lambda head: pattern.fullmatch(head) is not None)

@@ -8,7 +8,7 @@ from typing import Optional
 
 from othello_engine.board import PASS, Board, square_name
 from othello_engine.filelock import held
-from othello_engine.train.records import check_resumable, open_text, settle_output
+from othello_engine.train.records import open_text, settle_output
 from othello_engine.train.runner import process_engine, run_ordered
 
 
@@ -68,7 +68,6 @@ def generate(out_path: str, games: int, settings: GenerateSettings, jobs: int = 
     """Append games numbered from the file's line count up to games - 1; return how many.
     ``cluster``: a Ray address to play them on (see :func:`~othello_engine.train.runner.run_ordered`)."""
     with held(out_path):     # one run at a time appends to a file (FileInUse for a second one)
-        check_resumable(out_path, "game", settings.size)
         done = settle_output(out_path, "game", settings.size)
         if done >= games:
             return 0

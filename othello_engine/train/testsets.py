@@ -6,9 +6,8 @@ from typing import Callable, Optional
 
 from othello_engine import _core
 from othello_engine.filelock import held
-from othello_engine.train.records import (NO_SCORE, board_of, cells_of, check_position_line, check_resumable,
-                                          game_lines, game_positions, open_text, parse_cells, parse_game,
-                                          settle_output)
+from othello_engine.train.records import (NO_SCORE, board_of, cells_of, check_position_line, game_lines,
+                                          game_positions, open_text, parse_cells, parse_game, settle_output)
 from othello_engine.train.runner import process_engine, run_ordered
 
 
@@ -47,7 +46,6 @@ def testset(games_path: str, out_path: str, empties: int, count: int, jobs: int 
         if len(cells_list) >= count:
             break
     with held(out_path):     # one run at a time appends to a file (FileInUse for a second one)
-        check_resumable(out_path, "position", size)
         done = settle_output(out_path, "position", size)
         items = [(c, size, depth) for c in cells_list[done:]]
         with open_text(out_path, "at") as out:
