@@ -244,3 +244,77 @@ def test_cli_refuses_a_bad_huber_knee(tmp_path) -> None:
                               capture_output=True, text=True, timeout=60)
         assert proc.returncode == 2 and f"{bad!r}: expected a number of discs" in proc.stderr, proc.stderr
         assert "Traceback" not in proc.stderr and not (tmp_path / "w.bin").exists()
+
+
+def _sibling_settings(**kw) -> train.LabelSettings:
+    # siblings with 12 empties or fewer: exact up to 8, depth-1 classic searches at 9-12
+    return train.LabelSettings(depth=train.parse_schedule("12:1,0", "--depth", whole=True), exact=8,
+                               siblings=0.5, **kw)
+
+
+def test_siblings_are_one_other_move_off_the_games_and_labelled_where_scheduled(run, tmp_path) -> None:
+    _, games, _, _, _, _ = run
+    with open(games) as f:
+        records = f.read().splitlines()[:30]
+    s = _sibling_settings()
+    solved = 0
+    total = 0
+    for index, record in enumerate(records):
+        moves, _, _ = train.parse_game(record)
+        children = set()
+        for (P, O, _), played in zip(train.game_positions(moves), moves):
+            legal = _core.legal_moves(P, O)
+            for sq in range(64):
+                if (legal >> sq) & 1 and sq != played:
+                    cP, cO = _core.make_move(P, O, sq)
+                    if not _core.legal_moves(cP, cO):
+                        cP, cO = cO, cP
+                    children.add(train.cells_of(cP, cO))
+        lines = train.labels.label_siblings(index, record, s).splitlines(keepends=True)
+        assert lines == train.labels.label_siblings(index, record, s).splitlines(keepends=True)
+        total += len(lines)
+        for line in lines:
+            assert len(line) == train.POSITION_WIDTH
+            cells, result, score = line[:64], int(line[65:68]), int(line[69:76])
+            assert cells in children, (record, cells)
+            empties = cells.count("-")
+            assert 1 <= empties <= 12 and _core.legal_moves(*train.parse_cells(cells))
+            assert result == round(score / 100)
+            if empties <= 8 and solved < 10:
+                assert rr.solve_text(cells, rr.BLACK) * 100 == score, cells   # X (to move) is black
+                solved += 1
+    assert total > 60 and solved == 10
+    # about half the positions in the scheduled empties are taken, and the seed chooses them
+    other = train.labels.label_siblings(0, records[0], _sibling_settings(seed=2))
+    assert other != train.labels.label_siblings(0, records[0], s)
+
+
+def test_label_siblings_resumes_to_the_same_file_with_any_jobs(run, tmp_path) -> None:
+    _, games, _, _, _, _ = run
+    full, part = str(tmp_path / "full.txt"), str(tmp_path / "part.txt")
+    s = _sibling_settings()
+    assert train.label(games, full, s, jobs=2, quiet=True, limit=40) == 40
+    with open(full) as f:
+        text = f.read()
+    assert text.count("\n") > 60
+    with open(part, "w") as f:
+        f.write(text[:train.POSITION_WIDTH * 50 + 20])     # a game half written, a line cut
+    train.label(games, part, s, jobs=1, quiet=True, limit=40)
+    with open(part) as f:
+        assert f.read() == text
+
+
+def test_cli_label_siblings_and_its_refusals(run, tmp_path) -> None:
+    _, games, _, _, _, _ = run
+    out = str(tmp_path / "s.txt")
+    base = [sys.executable, "-m", "othello_engine.cli.train", "label", games, out, "--depth", "12:1,0",
+            "--exact", "8", "--limit", "10", "--jobs", "1", "-q"]
+    proc = subprocess.run(base + ["--siblings", "0.5"], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    with open(out) as f:
+        lines = f.readlines()
+    assert lines and all(line[:64].count("-") <= 12 for line in lines)
+    for bad in ("1.5", "-0.1", "x", "nan"):
+        proc = subprocess.run(base + ["--siblings", bad], capture_output=True, text=True, timeout=60)
+        assert proc.returncode == 2 and "expected a chance from 0 to 1" in proc.stderr, proc.stderr
+        assert "Traceback" not in proc.stderr

@@ -39,6 +39,14 @@ def _knee(text: str) -> float:
     return value
 
 
+def _chance(text: str) -> float:
+    """``--siblings CHANCE``: a number from 0 to 1."""
+    value = ascii_float(text)
+    if value is None or not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected a chance from 0 to 1")
+    return value
+
+
 def _plies(text: str) -> tuple[int, int]:
     """``--random MIN-MAX`` (or one number): random opening plies, 0 <= MIN <= MAX <= 60."""
     lo, _, hi = text.partition("-")
@@ -88,6 +96,11 @@ def main(argv: Optional[list[str]] = None) -> int:
                     help="classic: search scores of the classic evaluation when no --weights are given")
     lb.add_argument("--exact", type=_count(0, 60), default=0,
                     help="score positions up to this many empties by an exact solve (default 0: none)")
+    lb.add_argument("--siblings", type=_chance, default=0.0, metavar="CHANCE",
+                    help="label positions one move off the games' lines instead of their own: at "
+                         "each position, with this chance, another legal move at random (where "
+                         "--depth is more than 0 at its empties); their result is their score")
+    lb.add_argument("--seed", type=int, default=1, help="seed of --siblings' choices (default 1)")
     lb.add_argument("--size", type=start_size_arg, default=8, help=SIZE_HELP)
     lb.add_argument("-q", "--quiet", action="store_true")
     ft = sub.add_parser("fit", help="fit the weights to position files and export them")
@@ -170,7 +183,8 @@ def main(argv: Optional[list[str]] = None) -> int:
                 from othello_engine import weights
                 weights.read(args.weights, args.size)
             settings = train.LabelSettings(depth=depth, weights=args.weights, exact=args.exact,
-                                           size=args.size, evaluation=args.evaluation)
+                                           size=args.size, evaluation=args.evaluation,
+                                           siblings=args.siblings, seed=args.seed)
             n = train.label(args.games, args.out, settings, args.jobs, args.quiet, args.limit,
                             cluster=address, errors=bad_game)
             print(f"label: {n} games labelled into {args.out} in {time.monotonic() - t:.1f} s",

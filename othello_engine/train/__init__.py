@@ -11,7 +11,8 @@ items are seeded by their number, so a run gives the same file whatever ``--jobs
    ``<moves> <black disc difference> <solve empties>``, e.g. ``f5d6c3d3c4... +6 18``; passes are
    not written (they are implied).
 2. ``label`` (:mod:`~othello_engine.train.labels`): every position of every game gets a target,
-   the final disc difference for the side to move. From the solve point on the game was played
+   the final disc difference for the side to move (or, with ``--siblings``, positions one move off
+   the games' lines get their search scores). From the solve point on the game was played
    perfectly, so its result is the exact score of those positions; earlier positions also get a
    search score made with the weights fitted so far (``--weights``, the backward bootstrapping of
    Logistello and Edax). One position a line, of fixed width: ``<64 cells, X to move> <result>
@@ -32,7 +33,7 @@ processes or on Ray is :mod:`~othello_engine.train.runner`.
 from othello_engine.train.averaging import average
 from othello_engine.train.fitting import (FAMILY_BASES, FitSettings, canonical_map, fit, fit_phase,
                                           positions_features)
-from othello_engine.train.labels import LabelSettings, label, label_game
+from othello_engine.train.labels import LabelSettings, label, label_game, label_siblings, sibling_positions
 from othello_engine.train.records import (NO_SCORE, POSITION_WIDTH, board_of, cells_of, game_plies,
                                           game_positions, open_text, parse_cells, parse_game, read_positions)
 from othello_engine.train.runner import PROGRESS_MIN_SECONDS, process_engine, progress_bar, run_ordered
@@ -44,6 +45,7 @@ __all__ = [
     "FAMILY_BASES", "NO_SCORE", "POSITION_WIDTH", "PROGRESS_MIN_SECONDS", "FitSettings", "GenerateSettings",
     "LabelSettings", "Schedule", "average", "board_of", "canonical_map", "cells_of",
     "evaluate", "fit", "fit_phase", "game_plies", "game_positions", "generate", "label", "label_game",
+    "label_siblings",
     "open_text", "parse_cells", "parse_game", "parse_schedule", "play_game", "positions_features",
-    "process_engine", "progress_bar", "read_positions", "run_ordered", "testset",
+    "process_engine", "progress_bar", "read_positions", "run_ordered", "sibling_positions", "testset",
 ]

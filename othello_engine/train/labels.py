@@ -1,9 +1,13 @@
-"""Step 2, label: a target for every position of the games (the result, and a search score)."""
+"""Step 2, label: a target for every position of the games (the result, and a search score), or
+for positions one move off the games' lines (siblings)."""
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass
-from typing import Callable, Optional
+from typing import Callable, Iterator, Optional
+
+from othello_engine import _core
 
 from othello_engine.filelock import held
 from othello_engine.train.records import (NO_SCORE, board_of, cells_of, game_lines, game_plies,
@@ -17,12 +21,16 @@ class LabelSettings:
     """The search depth of the scores by empties (0: no score there) and the weights that search
     with (None: results only, no search scores, unless ``evaluation`` is "classic": scores of the
     classic evaluation), the empties up to which positions are scored by an exact solve instead
-    (``exact``, 0: none) and the board's size."""
+    (``exact``, 0: none) and the board's size. With ``siblings`` (a chance, 0: off) the positions
+    are not the games' own but one move off their lines (see :func:`sibling_positions`), seeded by
+    ``seed`` and the game's number."""
     depth: Schedule = Schedule((), 6)
     weights: Optional[str] = None
     exact: int = 0
     size: int = 8
     evaluation: str = "pattern"
+    siblings: float = 0.0
+    seed: int = 1
 
 
 def label_game(line: str, s: LabelSettings) -> str:
@@ -55,8 +63,62 @@ def label_game(line: str, s: LabelSettings) -> str:
     return "".join(out)
 
 
-def _label_item(item: tuple[str, LabelSettings]) -> str:
-    return label_game(*item)
+def sibling_positions(moves: list[int], index: int, s: LabelSettings) -> Iterator[tuple[int, int, int]]:
+    """(player, opponent, empties) of the siblings of game number ``index``: at each position of
+    the game, with a chance of ``s.siblings``, one of the mover's other legal moves at random, and
+    the position after it (with the pass made if the side to move has none). A sibling is taken
+    where the search depth of its empties is more than 0 (so ``--depth`` says where), and never
+    after the game's end. The same games and settings give the same positions, searched or not."""
+    rng = random.Random(s.seed * 1000003 + index)
+    squares = s.size * s.size
+    for (P, O, _), move in zip(game_positions(moves, s.size), moves):
+        empties = squares - bin(P).count("1") - bin(O).count("1")
+        if empties < 2 or s.depth.at(empties - 1) <= 0 or rng.random() >= s.siblings:
+            continue
+        legal = _core.legal_moves_n(P, O, s.size)
+        others = [sq for sq in range(legal.bit_length()) if (legal >> sq) & 1 and sq != move]
+        if not others:
+            continue
+        cP, cO = _core.make_move_n(P, O, rng.choice(others), s.size)
+        if not _core.legal_moves_n(cP, cO, s.size):
+            if not _core.legal_moves_n(cO, cP, s.size):
+                continue
+            cP, cO = cO, cP
+        yield cP, cO, empties - 1
+
+
+def label_siblings(index: int, line: str, s: LabelSettings) -> str:
+    """The position lines of the siblings of one game (:func:`sibling_positions`): each gets the
+    search score of ``s.weights`` at its empties' depth, or its exact score up to ``s.exact``
+    empties; its result column is that score in whole discs (the game's result says nothing of
+    a position it never reached), so ``fit`` learns the score there whatever its blend."""
+    from othello_engine.engine import Limit
+    moves, _, _ = parse_game(line, s.size)
+    search = process_engine("pattern" if s.weights else "classic", s.weights, s.size)
+    search.new_game()
+    wide = s.size > 8
+    squares = s.size * s.size
+    out = []
+    for P, O, empties in sibling_positions(moves, index, s):
+        limit = Limit(exact=True) if empties <= s.exact else Limit(depth=int(s.depth.at(empties)))
+        score = max(-9999, min(9999, search.search(board_of(P, O, s.size), limit).score))
+        result = max(-squares, min(squares, round(score / 100)))
+        out.append(f"{cells_of(P, O, s.size)} {result:+04d} {score:+07d}\n" if wide
+                   else f"{cells_of(P, O, s.size)} {result:+03d} {score:+07d}\n")
+    return "".join(out)
+
+
+def _positions_of(index: int, line: str, s: LabelSettings) -> int:
+    """How many position lines game ``index`` gets (its plies, or its siblings)."""
+    if not s.siblings:
+        return game_plies(line, s.size)
+    moves, _, _ = parse_game(line, s.size)
+    return sum(1 for _ in sibling_positions(moves, index, s))
+
+
+def _label_item(item: tuple[int, str, LabelSettings]) -> str:
+    index, line, s = item
+    return label_siblings(index, line, s) if s.siblings else label_game(line, s)
 
 
 def label(games_path: str, out_path: str, settings: LabelSettings, jobs: int = 1,
@@ -75,14 +137,14 @@ def label(games_path: str, out_path: str, settings: LabelSettings, jobs: int = 1
         done = 0
         n = 0
         for line in games:           # how many whole games the existing file holds
-            count = game_plies(line, settings.size)
+            count = _positions_of(done, line, settings)
             if n + count > done_positions:
                 break
             n += count
             done += 1
         if n != done_positions:      # a game cut short: its positions are labelled again
             settle_output(out_path, "position", settings.size, keep=n)
-        items = [(line, settings) for line in games[done:]]
+        items = [(i, line, settings) for i, line in enumerate(games) if i >= done]
         with open_text(out_path, "at") as out:
             return run_ordered(_label_item, items, out, jobs, "label", done, len(games), quiet,
                                chunksize=8, cluster=cluster)
