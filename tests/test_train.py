@@ -249,7 +249,7 @@ def test_cli_refuses_a_bad_huber_knee(tmp_path) -> None:
 def _sibling_settings(**kw) -> train.LabelSettings:
     # siblings with 12 empties or fewer: exact up to 8, depth-1 classic searches at 9-12
     return train.LabelSettings(depth=train.parse_schedule("12:1,0", "--depth", whole=True), exact=8,
-                               siblings=0.5, **kw)
+                               siblings=0.5, evaluation="classic", **kw)
 
 
 def test_siblings_are_one_other_move_off_the_games_and_labelled_where_scheduled(run, tmp_path) -> None:
@@ -308,7 +308,7 @@ def test_cli_label_siblings_and_its_refusals(run, tmp_path) -> None:
     _, games, _, _, _, _ = run
     out = str(tmp_path / "s.txt")
     base = [sys.executable, "-m", "othello_engine.cli.train", "label", games, out, "--depth", "12:1,0",
-            "--exact", "8", "--limit", "10", "--jobs", "1", "-q"]
+            "--exact", "8", "--limit", "10", "--jobs", "1", "-q", "--eval", "classic"]
     proc = subprocess.run(base + ["--siblings", "0.5"], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     with open(out) as f:
@@ -318,3 +318,7 @@ def test_cli_label_siblings_and_its_refusals(run, tmp_path) -> None:
         proc = subprocess.run(base + ["--siblings", bad], capture_output=True, text=True, timeout=60)
         assert proc.returncode == 2 and "expected a chance from 0 to 1" in proc.stderr, proc.stderr
         assert "Traceback" not in proc.stderr
+    # siblings are labelled by their scores only: no weights and no classic search is refused
+    proc = subprocess.run(base[:-2] + ["--siblings", "0.5"], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and "--siblings labels positions by their search scores" in proc.stderr
+    assert "Traceback" not in proc.stderr

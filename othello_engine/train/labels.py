@@ -10,8 +10,8 @@ from typing import Callable, Iterator, Optional
 from othello_engine import _core
 
 from othello_engine.filelock import held
-from othello_engine.train.records import (NO_SCORE, board_of, cells_of, game_lines, game_plies,
-                                          game_positions, open_text, parse_game, settle_output)
+from othello_engine.train.records import (board_of, cells_of, game_lines, game_plies, game_positions,
+                                          open_text, parse_game, position_line, settle_output)
 from othello_engine.train.runner import process_engine, run_ordered
 from othello_engine.train.schedule import Schedule
 
@@ -48,18 +48,13 @@ def label_game(line: str, s: LabelSettings) -> str:
     out = []
     for P, O, sign in list(game_positions(moves, s.size))[:-1]:
         empties = squares - bin(P).count("1") - bin(O).count("1")
-        result = sign * black_diff
-        score = NO_SCORE
+        score = None
         depth = int(s.depth.at(empties))
         if search is not None and empties <= s.exact and empties > solve:
-            r = search.search(board_of(P, O, s.size), Limit(exact=True))
-            score = f"{max(-9999, min(9999, r.score)):+07d}"
+            score = search.search(board_of(P, O, s.size), Limit(exact=True)).score
         elif scores and search is not None and empties > solve and depth > 0:
-            r = search.search(board_of(P, O, s.size), Limit(depth=depth))
-            score = f"{max(-9999, min(9999, r.score)):+07d}"
-        wide = s.size > 8
-        out.append(f"{cells_of(P, O, s.size)} {result:+04d} {score}\n" if wide
-                   else f"{cells_of(P, O, s.size)} {result:+03d} {score}\n")
+            score = search.search(board_of(P, O, s.size), Limit(depth=depth)).score
+        out.append(position_line(cells_of(P, O, s.size), sign * black_diff, score, s.size))
     return "".join(out)
 
 
@@ -91,20 +86,19 @@ def label_siblings(index: int, line: str, s: LabelSettings) -> str:
     """The position lines of the siblings of one game (:func:`sibling_positions`): each gets the
     search score of ``s.weights`` at its empties' depth, or its exact score up to ``s.exact``
     empties; its result column is that score in whole discs (the game's result says nothing of
-    a position it never reached), so ``fit`` learns the score there whatever its blend."""
+    a position it never reached), so ``fit`` learns the score there whatever its blend. Without
+    weights the search is the classic evaluation's (``label`` refuses siblings without either)."""
     from othello_engine.engine import Limit
     moves, _, _ = parse_game(line, s.size)
     search = process_engine("pattern" if s.weights else "classic", s.weights, s.size)
     search.new_game()
-    wide = s.size > 8
     squares = s.size * s.size
     out = []
     for P, O, empties in sibling_positions(moves, index, s):
         limit = Limit(exact=True) if empties <= s.exact else Limit(depth=int(s.depth.at(empties)))
         score = max(-9999, min(9999, search.search(board_of(P, O, s.size), limit).score))
         result = max(-squares, min(squares, round(score / 100)))
-        out.append(f"{cells_of(P, O, s.size)} {result:+04d} {score:+07d}\n" if wide
-                   else f"{cells_of(P, O, s.size)} {result:+03d} {score:+07d}\n")
+        out.append(position_line(cells_of(P, O, s.size), result, score, s.size))
     return "".join(out)
 
 
@@ -129,6 +123,9 @@ def label(games_path: str, out_path: str, settings: LabelSettings, jobs: int = 1
     ``cluster``: a Ray address to label them on (see :func:`~othello_engine.train.runner.run_ordered`).
     A WTHOR database is read too (:func:`~othello_engine.train.records.game_lines`; its bad games
     go to ``errors``)."""
+    if settings.siblings and settings.weights is None and settings.evaluation != "classic":
+        raise ValueError("--siblings labels positions by their search scores: give --weights (or "
+                         "--eval classic)")
     games = game_lines(games_path, errors)
     if limit is not None:
         games = games[:limit]
@@ -144,7 +141,7 @@ def label(games_path: str, out_path: str, settings: LabelSettings, jobs: int = 1
             done += 1
         if n != done_positions:      # a game cut short: its positions are labelled again
             settle_output(out_path, "position", settings.size, keep=n)
-        items = [(i, line, settings) for i, line in enumerate(games) if i >= done]
+        items = [(i, line, settings) for i, line in enumerate(games[done:], start=done)]
         with open_text(out_path, "at") as out:
             return run_ordered(_label_item, items, out, jobs, "label", done, len(games), quiet,
                                chunksize=8, cluster=cluster)

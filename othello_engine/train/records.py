@@ -31,6 +31,17 @@ def position_width(size: int = 8) -> int:
     return size * size + 13 + (1 if size > 8 else 0)
 
 
+def position_line(cells: str, result: int, score: Optional[int] = None, size: int = 8) -> str:
+    """A position line (see POSITION_WIDTH): the cells, the result for the side to move, and the
+    search score clipped to +-9999 centi-discs (None: no score).
+
+    >>> position_line("-" * 64, 2, 12345)[64:]
+    ' +02 +009999\\n'
+    """
+    text = NO_SCORE if score is None else f"{max(-9999, min(9999, score)):+07d}"
+    return f"{cells} {result:+0{3 if size <= 8 else 4}d} {text}\n"
+
+
 def check_position_line(line: str, path: str, number: int, size: int = 8) -> None:
     r"""ValueError naming the file and line unless ``line`` is a position line (see POSITION_WIDTH).
 

@@ -6,8 +6,8 @@ from typing import Callable, Optional
 
 from othello_engine import _core
 from othello_engine.filelock import held
-from othello_engine.train.records import (NO_SCORE, board_of, cells_of, check_position_line, game_lines,
-                                          game_positions, open_text, parse_cells, parse_game, settle_output)
+from othello_engine.train.records import (board_of, cells_of, check_position_line, game_lines, game_positions,
+                                          open_text, parse_cells, parse_game, position_line, settle_output)
 from othello_engine.train.runner import process_engine, run_ordered
 
 
@@ -25,7 +25,7 @@ def _solve_item(item: tuple[str, int, int]) -> str:
         engine = process_engine("classic", None)
         engine.new_game()
         score = engine.search(board, Limit(exact=True)).score // 100
-    return f"{cells} {score:+0{3 if size <= 8 else 4}d} {NO_SCORE}\n"
+    return position_line(cells, score, None, size)
 
 
 def testset(games_path: str, out_path: str, empties: int, count: int, jobs: int = 1,
