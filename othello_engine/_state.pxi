@@ -97,8 +97,10 @@ cdef int EG_DEFER_MIN = 10
 cdef int HELP_SKEW = 0           # odd helpers search this many plies deeper (0: measured best)
 # Clock games (soft < hard limit): from depth 6, the soft limit is scaled by TM_CHANGED percent
 # after an iteration whose best move differs from the last one's, by TM_SETTLED percent once the
-# best move has stood for three iterations (TM_STABILITY = 0: never).
-cdef int TM_STABILITY = 0
+# best move has stood for three iterations (TM_STABILITY = 0: never). On since 2026-11-30: at 4 s +
+# 0.05 s a game, +29.2 +/- 29.0 Elo, SPRT (0, 25) accepted after 441 games, confirmed on other
+# openings (benchmarks.md, 2026-11-30, night); two older builds had shown no gain.
+cdef int TM_STABILITY = 1
 cdef int TM_CHANGED = 150
 cdef int TM_SETTLED = 60
 # The exact solve's expected time (solve_seconds): SOLVE_MS20 ms at 20 empties, times

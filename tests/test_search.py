@@ -421,7 +421,14 @@ def test_evaluation_breakdown_sums_and_is_symmetric() -> None:
     assert classic.evaluation(start)["total"] == 0
 
 
-# --- best-move stability (an experiment's knob, off by default) --------------------------------
+# --- best-move stability (on by default) --------------------------------------------------------
+def test_best_move_stability_is_on_by_default() -> None:
+    """Clock games share their time by the best move's stability unless the knob is set off."""
+    before = _core._set_tuning("tm_stability", 0)
+    _core._set_tuning("tm_stability", before)
+    assert before == 1
+
+
 def test_settled_best_move_shortens_a_clock_search_never_a_movetime() -> None:
     """With tm_stability on, a best move that has stood for three iterations scales the soft
     limit (here to 1%): a clock search (soft < hard) stops far earlier than without; a movetime
@@ -434,7 +441,8 @@ def test_settled_best_move_shortens_a_clock_search_never_a_movetime() -> None:
         s = _core.Search(16)
         return s.run(board.player, board.opponent, _core.FULL_MASK, 60, 0, soft, hard)[1]
 
-    base_clock = depth(0.5, 2.0)
+    with tuned(tm_stability=0):
+        base_clock = depth(0.5, 2.0)
     with tuned(tm_stability=1, tm_settled=1):
         settled_clock = depth(0.5, 2.0)
         settled_movetime = depth(0.3, 0.3)
