@@ -322,3 +322,47 @@ def test_cli_label_siblings_and_its_refusals(run, tmp_path) -> None:
     proc = subprocess.run(base[:-2] + ["--siblings", "0.5"], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2 and "--siblings labels positions by their search scores" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_label_result_column_from_exact_solves_or_scores(run, tmp_path) -> None:
+    """--result exact: the positions solved by --exact get their exact score as their result (in
+    whole discs), the others keep the game's; --result score: every scored position gets its
+    score. The cells and scores are the same as with the game's results."""
+    _, games, _, _, _, _ = run
+    files = {}
+    for result in ("game", "exact", "score"):
+        out = str(tmp_path / f"{result}.txt")
+        proc = subprocess.run([sys.executable, "-m", "othello_engine.cli.train", "label", games, out,
+                               "--depth", "16:1,0", "--exact", "13", "--eval", "classic",
+                               "--result", result, "--limit", "12", "--jobs", "1", "-q"],
+                              capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 0, proc.stderr
+        with open(out) as f:
+            files[result] = f.read().splitlines()
+    game, exact, score = files["game"], files["exact"], files["score"]
+    assert len(game) == len(exact) == len(score) > 12 * 40
+    changed = {"exact": 0, "score": 0}
+    for g, e, s in zip(game, exact, score):
+        assert g[:64] == e[:64] == s[:64] and g[69:] == e[69:] == s[69:]
+        empties, result = g[:64].count("-"), int(g[65:68])
+        value = None if g[75] == "-" else int(g[69:76])
+        solved = 10 < empties <= 13
+        assert (value is not None) == (10 < empties <= 16), g
+        if solved:
+            assert value % 100 == 0 and -64 <= value // 100 <= 64
+        assert int(e[65:68]) == (value // 100 if solved else result), (g, e)
+        assert int(s[65:68]) == (round(value / 100) if value is not None else result), (g, s)
+        changed["exact"] += int(e[65:68]) != result
+        changed["score"] += int(s[65:68]) != result
+    # the games' depth-1 moves before their solve point lose discs: some results change
+    assert 0 < changed["exact"] < changed["score"]
+
+
+def test_cli_label_refuses_result_exact_without_exact(run, tmp_path) -> None:
+    _, games, _, _, _, _ = run
+    proc = subprocess.run([sys.executable, "-m", "othello_engine.cli.train", "label", games,
+                           str(tmp_path / "p.txt"), "--result", "exact", "--limit", "2", "-q"],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and "--result exact takes the scores of --exact's solves" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert not os.path.exists(tmp_path / "p.txt") or os.path.getsize(tmp_path / "p.txt") == 0

@@ -101,6 +101,10 @@ def main(argv: Optional[list[str]] = None) -> int:
                          "each position, with this chance, another legal move at random (where "
                          "--depth is more than 0 at its empties); their result is their score")
     lb.add_argument("--seed", type=int, default=1, help="seed of --siblings' choices (default 1)")
+    lb.add_argument("--result", choices=("game", "exact", "score"), default="game",
+                    help="a position's result column: the game's result (default); exact: its "
+                         "exact score where --exact solved it; score: its score wherever it has "
+                         "one (for games whose results say little of their positions)")
     lb.add_argument("--size", type=start_size_arg, default=8, help=SIZE_HELP)
     lb.add_argument("-q", "--quiet", action="store_true")
     ft = sub.add_parser("fit", help="fit the weights to position files and export them")
@@ -184,7 +188,8 @@ def main(argv: Optional[list[str]] = None) -> int:
                 weights.read(args.weights, args.size)
             settings = train.LabelSettings(depth=depth, weights=args.weights, exact=args.exact,
                                            size=args.size, evaluation=args.evaluation,
-                                           siblings=args.siblings, seed=args.seed)
+                                           siblings=args.siblings, seed=args.seed,
+                                           result=args.result)
             n = train.label(args.games, args.out, settings, args.jobs, args.quiet, args.limit,
                             cluster=address, errors=bad_game)
             print(f"label: {n} games labelled into {args.out} in {time.monotonic() - t:.1f} s",

@@ -23,7 +23,10 @@ class LabelSettings:
     classic evaluation), the empties up to which positions are scored by an exact solve instead
     (``exact``, 0: none) and the board's size. With ``siblings`` (a chance, 0: off) the positions
     are not the games' own but one move off their lines (see :func:`sibling_positions`), seeded by
-    ``seed`` and the game's number."""
+    ``seed`` and the game's number. ``result`` says what a game position's result column holds:
+    "game", the game's result; "exact", the exact score (in whole discs) where the position was
+    solved, the game's result elsewhere; "score", its score wherever it has one (for games whose
+    results say little of their positions, such as people's games)."""
     depth: Schedule = Schedule((), 6)
     weights: Optional[str] = None
     exact: int = 0
@@ -31,6 +34,7 @@ class LabelSettings:
     evaluation: str = "pattern"
     siblings: float = 0.0
     seed: int = 1
+    result: str = "game"
 
 
 def label_game(line: str, s: LabelSettings) -> str:
@@ -49,13 +53,27 @@ def label_game(line: str, s: LabelSettings) -> str:
     for P, O, sign in list(game_positions(moves, s.size))[:-1]:
         empties = squares - bin(P).count("1") - bin(O).count("1")
         score = None
+        result = sign * black_diff
         depth = int(s.depth.at(empties))
         if search is not None and empties <= s.exact and empties > solve:
             score = search.search(board_of(P, O, s.size), Limit(exact=True)).score
+            if s.result != "game":
+                result = score_result(score, squares)
         elif scores and search is not None and empties > solve and depth > 0:
             score = search.search(board_of(P, O, s.size), Limit(depth=depth)).score
-        out.append(position_line(cells_of(P, O, s.size), sign * black_diff, score, s.size))
+            if s.result == "score":
+                result = score_result(score, squares)
+        out.append(position_line(cells_of(P, O, s.size), result, score, s.size))
     return "".join(out)
+
+
+def score_result(score: int, squares: int) -> int:
+    """A score in centi-discs as a result column: whole discs, within the board's squares.
+
+    >>> score_result(4600, 64), score_result(-149, 64), score_result(9999, 64)
+    (46, -1, 64)
+    """
+    return max(-squares, min(squares, round(score / 100)))
 
 
 def sibling_positions(moves: list[int], index: int, s: LabelSettings) -> Iterator[tuple[int, int, int]]:
@@ -97,7 +115,7 @@ def label_siblings(index: int, line: str, s: LabelSettings) -> str:
     for P, O, empties in sibling_positions(moves, index, s):
         limit = Limit(exact=True) if empties <= s.exact else Limit(depth=int(s.depth.at(empties)))
         score = max(-9999, min(9999, search.search(board_of(P, O, s.size), limit).score))
-        result = max(-squares, min(squares, round(score / 100)))
+        result = score_result(score, squares)
         out.append(position_line(cells_of(P, O, s.size), result, score, s.size))
     return "".join(out)
 
@@ -123,6 +141,8 @@ def label(games_path: str, out_path: str, settings: LabelSettings, jobs: int = 1
     ``cluster``: a Ray address to label them on (see :func:`~othello_engine.train.runner.run_ordered`).
     A WTHOR database is read too (:func:`~othello_engine.train.records.game_lines`; its bad games
     go to ``errors``)."""
+    if settings.result == "exact" and not settings.exact:
+        raise ValueError("--result exact takes the scores of --exact's solves: give --exact")
     if settings.siblings and settings.weights is None and settings.evaluation != "classic":
         raise ValueError("--siblings labels positions by their search scores: give --weights (or "
                          "--eval classic)")
