@@ -15,13 +15,9 @@ score: fit's default 0.5), in discs, and how many positions had a search score.
 from __future__ import annotations
 
 import argparse
-import gzip
 import sys
-from typing import IO
 
-
-def open_text(path: str) -> IO[str]:
-    return gzip.open(path, "rt") if path.endswith(".gz") else open(path, encoding="ascii")
+from othello_engine.train.records import open_text
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -35,17 +31,17 @@ def main(argv: list[str] | None = None) -> int:
     stats: dict[int, list[float]] = {}
     with open_text(args.labels) as fl, open_text(args.exact) as fe:
         for number, (a, b) in enumerate(zip(fl, fe), 1):
-            if a[:64] != b[:64]:
+            # the fields: cells, result, score ("-" where there is none)
+            (cells, result_text, score_text), (exact_cells, _, exact_text) = a.split(), b.split()
+            if cells != exact_cells:
                 print(f"line {number}: the files hold other positions (not the same games in the "
                       "same order)", file=sys.stderr)
                 return 1
-            # the score column is the last field ("-" where there is none)
-            exact_text, score_text = b.split()[-1], a.split()[-1]
             if exact_text == "-":
                 continue
             exact = int(exact_text) / 100
-            result = int(a.split()[1])
-            s = stats.setdefault(a[:64].count("-"), [0, 0.0, 0, 0.0, 0.0])
+            result = int(result_text)
+            s = stats.setdefault(cells.count("-"), [0, 0.0, 0, 0.0, 0.0])
             s[0] += 1
             s[1] += abs(result - exact)
             if score_text != "-":
