@@ -181,6 +181,22 @@ def test_stability_cut_offs_change_no_exact_score() -> None:
     assert with_cuts == without
 
 
+def test_the_endgame_sorts_potential_mobility_term_changes_orders_not_scores() -> None:
+    """From 16 empties the solver sorts its moves by the pattern evaluation less the opponent's
+    replies and, since 2026-11-30, less the opponent's potential mobility (the knob sort_pot).
+    Solved with and without that term, random positions of 16-18 empties get the same exact
+    scores, and the term does act: the searches visit other numbers of nodes."""
+    from othello_engine import weights
+    assert weights.ensure_loaded()
+    boards = random_endgames(12, 16, 18, seed=91)
+    with_term = [Engine(hash_mb=4).search(b, Limit(exact=True)) for b in boards]
+    with tuned(sort_pot=0):
+        without = [Engine(hash_mb=4).search(b, Limit(exact=True)) for b in boards]
+    assert all(r.exact for r in with_term + without)
+    assert [r.score for r in with_term] == [r.score for r in without]
+    assert [r.nodes for r in with_term] != [r.nodes for r in without]
+
+
 def test_the_midgame_search_solves_its_nodes_of_few_empties_exactly() -> None:
     """A midgame search (probcut on, no hand-over to the solver) one ply short of the end of a
     position of 7-12 empties scores it exactly: every child has at most 12 empties and no more
