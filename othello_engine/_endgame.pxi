@@ -3,7 +3,7 @@
 # eg_search: principal-variation search with the transposition table (from EG_TT_MIN empties),
 #            fastest-first ordering (fewest opponent replies, corners counted twice; with the
 #            pattern evaluation, from EG_SORT_EVAL empties on, the child's evaluation, or a depth-1
-#            search from EG_SORT_D1, less the replies and, on the 8x8 frame, the opponent's
+#            search from EG_SORT_D1, less the replies and, on the 8x8 board, the opponent's
 #            potential mobility), parity as a tie-break and a stability
 #            cut-off in null-window nodes. Table buckets are prefetched
 #            (each child's while the moves are sorted, all children's for the enhanced
@@ -62,7 +62,8 @@ cdef int EG_SORT_MOBW = 200
 # (50: 13.28 G on the FFO set, 70: 8.20 G at 26 empties, 130: 8.14 G, 150 and 200: 14.12 G and
 # 14.98 G on the FFO set); at 22 empties and on FFO #20-#39 the same nodes to 0.5%. The same term
 # below EG_SORT_EVAL (EG_W_POT 4 or 8, the reply weight there being 16) and a parity or corner
-# stability bonus here did not pay.
+# stability bonus here did not pay. On 8x8 only: it took the 6x6 start's solve from 1.70 G nodes
+# to 3.73 G (`python scripts/solve_6x6.py`).
 cdef int EG_SORT_POT = 100
 # The stability cut-off is tried once alpha is EG_STAB_ALPHA discs per 64 squares or more: 4 (not
 # 8) with the sort above took FFO #40-#49 from 865 M nodes and 25.5 s to 771 M and 24.1-24.6 s,
@@ -540,7 +541,8 @@ cdef int eg_search(SearchState* st, board_t P, board_t O, int alpha, int beta, i
                 return 0
             vals[cnt] = -v - EG_SORT_MOBW * (b_popcount(om) + b_corners(st, om))
             if board_t is u64:
-                vals[cnt] -= EG_SORT_POT * oe_popcount(E & ~((<u64>1) << sq) & neighbours(cO))
+                if st.squares == 64:
+                    vals[cnt] -= EG_SORT_POT * oe_popcount(E & ~((<u64>1) << sq) & neighbours(cO))
         else:
             if board_t is u64:
                 vals[cnt] = (-16 * (oe_popcount(om) + oe_popcount(om & st.ev.corners))

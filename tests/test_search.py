@@ -197,6 +197,22 @@ def test_the_endgame_sorts_potential_mobility_term_changes_orders_not_scores() -
     assert [r.nodes for r in with_term] != [r.nodes for r in without]
 
 
+def test_the_endgame_sorts_potential_mobility_term_stays_off_the_smaller_boards() -> None:
+    """The potential-mobility term of the solver's order acts on 8x8 only (on 6x6 it doubled the
+    start's solve): 6x6 positions of 20-22 empties take the same nodes with and without it."""
+    rng = random.Random(93)
+    boards = []
+    while len(boards) < 4:
+        b = random_board(6, 32 - rng.randint(20, 22), rng)
+        if not b.is_game_over():
+            boards.append(b)
+    with_term = [Engine(hash_mb=4).search(b, Limit(exact=True)) for b in boards]
+    with tuned(sort_pot=0):
+        without = [Engine(hash_mb=4).search(b, Limit(exact=True)) for b in boards]
+    assert all(r.exact for r in with_term)
+    assert [(r.score, r.nodes) for r in with_term] == [(r.score, r.nodes) for r in without]
+
+
 def test_the_midgame_search_solves_its_nodes_of_few_empties_exactly() -> None:
     """A midgame search (probcut on, no hand-over to the solver) one ply short of the end of a
     position of 7-12 empties scores it exactly: every child has at most 12 empties and no more
