@@ -2,10 +2,10 @@
 #
 # eg_search: principal-variation search with the transposition table (from EG_TT_MIN empties),
 #            fastest-first ordering (fewest opponent replies, corners counted twice; with the
-#            pattern evaluation, from EG_SORT_EVAL empties on, the child's evaluation, or a depth-1
-#            search from EG_SORT_D1, less the replies and, on the 8x8 board, the opponent's
-#            potential mobility), parity as a tie-break and a stability
-#            cut-off in null-window nodes. Table buckets are prefetched
+#            pattern evaluation, from EG_SORT_EVAL empties on (EG_SORT_EVAL_N on other sizes),
+#            the child's evaluation, or a depth-1 search from EG_SORT_D1, less the replies and,
+#            on the 8x8 board, the opponent's potential mobility), parity as a tie-break and a
+#            stability cut-off in null-window nodes. Table buckets are prefetched
 #            (each child's while the moves are sorted, all children's for the enhanced
 #            transposition cut-off), so that the cache misses overlap with work.
 # eg_shallow: the last EG_SHALLOW empties, null-window nodes only: no table, no sorting, the
@@ -34,8 +34,15 @@ cdef int EG_W_STAB = 0
 # the classic evaluation it did not pay (103 s against 106 s on #45, #48 and #49). With the table
 # from 7 empties (2026-11-27, 16 MiB): depth-1 searches from 16 empties instead of 18 and the
 # stability cut-off from 6 empties (not 8) and when alpha is 8 discs or more (not 16) took FFO
-# #40-#49 from 34.3-35.2 s to 30.8 s CPU.
-cdef int EG_SORT_EVAL = 16
+# #40-#49 from 34.3-35.2 s to 30.8 s CPU. On 8x8, with the sort value below (2 discs a reply and
+# the potential mobility), the static evaluation pays from 12 empties (2026-11-30, one thread,
+# 64 MiB): FFO #40-#59 21.36 G nodes and 657 s CPU against 26.50 G and 716 s; 30, 100 and 200
+# held-out WTHOR positions at 26, 22 and 20 empties 6.56 G, 1.370 G and 0.628 G nodes against
+# 8.13 G, 1.466 G and 0.665 G (14: FFO #40-#49 697 M nodes against 632 M; 10 and 11: fewer nodes
+# but more time, as for depth-1 searches from 14 or 15). On 6x6 it took the start's solve from
+# 68.6 s to 81.5 s (1.70 G nodes to 1.43 G: its evaluation costs more), so other sizes keep 16.
+cdef int EG_SORT_EVAL = 12       # on 8x8
+cdef int EG_SORT_EVAL_N = 16     # on the other sizes
 cdef int EG_SORT_D1 = 16
 cdef int EG_SORT_D2 = 99
 cdef int EG_SORT_STEP = 99       # from EG_SORT_D2 on, one ply deeper every EG_SORT_STEP empties
@@ -103,6 +110,8 @@ cdef int* eg_knob(str name):
         return &EG_W_STAB
     elif name == "sort_eval":
         return &EG_SORT_EVAL
+    elif name == "sort_eval_n":
+        return &EG_SORT_EVAL_N
     elif name == "sort_d1":
         return &EG_SORT_D1
     elif name == "sort_d2":
@@ -406,7 +415,7 @@ cdef int eg_search(SearchState* st, board_t P, board_t O, int alpha, int beta, i
     cdef int n
     cdef board_t moves, f, om, cP, cO, m
     cdef u64 key = 0
-    cdef int i, j, k, cnt, sq, v, best, bestmove, a0, tmove, lower, upper, first, end
+    cdef int i, j, k, cnt, sq, v, best, bestmove, a0, tmove, lower, upper, first, end, sort_from
     cdef int sqs_stack[40]
     cdef int vals_stack[40]
     cdef int* sqs
@@ -516,6 +525,7 @@ cdef int eg_search(SearchState* st, board_t P, board_t O, int alpha, int beta, i
     else:
         sqs = st.wide.sqs + ply * WMAX_MOVES
         vals = st.wide.vals + ply * WMAX_MOVES
+    sort_from = EG_SORT_EVAL if st.squares == 64 else EG_SORT_EVAL_N
     cnt = 0
     while b_any(moves):
         sq = b_pop(&moves)
@@ -529,7 +539,7 @@ cdef int eg_search(SearchState* st, board_t P, board_t O, int alpha, int beta, i
             # the child will probe the table: start fetching its bucket now
             tt_prefetch(st.tt, b_hash(cP, cO))
         om = b_moves(st, cP, cO)
-        if n >= EG_SORT_EVAL and (st.ev.pattern or st.pn != NULL):
+        if n >= sort_from and (st.ev.pattern or st.pn != NULL):
             if n >= EG_SORT_D2:
                 v = mid_search(st, cP, cO, 2 + (n - EG_SORT_D2) // EG_SORT_STEP, -SCORE_INF,
                                SCORE_INF, ply + 1, False)

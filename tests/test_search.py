@@ -63,12 +63,31 @@ def test_a_tuning_knob_is_put_back_as_it_was() -> None:
         _core._set_tuning("no_such_knob", 1)
 
 
-def random_endgames(count: int, fewest: int, most: int, seed: int) -> list[Board]:
-    """count random 8x8 positions, game not over, with fewest to most empties."""
+def exact_solves(boards: list[Board]) -> list[tuple[int, int]]:
+    """(score, nodes) of an exact solve of each board, each by a fresh engine with a 4 MiB
+    table (so that node counts compare between runs)."""
+    results = [Engine(hash_mb=4).search(b, Limit(exact=True)) for b in boards]
+    assert all(r.exact for r in results)
+    return [(r.score, r.nodes) for r in results]
+
+
+def changes_nodes_not_scores(boards: list[Board], **knobs: int) -> bool:
+    """Whether exact solves of boards with the knobs set visit other numbers of nodes than with
+    the shipped settings (the scores must be the same either way)."""
+    shipped = exact_solves(boards)
+    with tuned(**knobs):
+        other = exact_solves(boards)
+    assert [s for s, _ in other] == [s for s, _ in shipped]
+    return other != shipped
+
+
+def random_endgames(count: int, fewest: int, most: int, seed: int, size: int = 8) -> list[Board]:
+    """count random positions on the size x size board, game not over, with fewest to most
+    empties."""
     rng = random.Random(seed)
     boards: list[Board] = []
     while len(boards) < count:
-        b = random_board(8, 60 - rng.randint(fewest, most), rng)
+        b = random_board(size, size * size - 4 - rng.randint(fewest, most), rng)
         if not b.is_game_over():
             boards.append(b)
     return boards
@@ -188,29 +207,31 @@ def test_the_endgame_sorts_potential_mobility_term_changes_orders_not_scores() -
     scores, and the term does act: the searches visit other numbers of nodes."""
     from othello_engine import weights
     assert weights.ensure_loaded()
-    boards = random_endgames(12, 16, 18, seed=91)
-    with_term = [Engine(hash_mb=4).search(b, Limit(exact=True)) for b in boards]
-    with tuned(sort_pot=0):
-        without = [Engine(hash_mb=4).search(b, Limit(exact=True)) for b in boards]
-    assert all(r.exact for r in with_term + without)
-    assert [r.score for r in with_term] == [r.score for r in without]
-    assert [r.nodes for r in with_term] != [r.nodes for r in without]
+    assert changes_nodes_not_scores(random_endgames(12, 16, 18, seed=91), sort_pot=0)
 
 
 def test_the_endgame_sorts_potential_mobility_term_stays_off_the_smaller_boards() -> None:
     """The potential-mobility term of the solver's order acts on 8x8 only (on 6x6 it doubled the
     start's solve): 6x6 positions of 20-22 empties take the same nodes with and without it."""
-    rng = random.Random(93)
-    boards = []
-    while len(boards) < 4:
-        b = random_board(6, 32 - rng.randint(20, 22), rng)
-        if not b.is_game_over():
-            boards.append(b)
-    with_term = [Engine(hash_mb=4).search(b, Limit(exact=True)) for b in boards]
-    with tuned(sort_pot=0):
-        without = [Engine(hash_mb=4).search(b, Limit(exact=True)) for b in boards]
-    assert all(r.exact for r in with_term)
-    assert [(r.score, r.nodes) for r in with_term] == [(r.score, r.nodes) for r in without]
+    assert not changes_nodes_not_scores(random_endgames(4, 20, 22, seed=93, size=6), sort_pot=0)
+
+
+def test_the_endgame_sorts_by_the_evaluation_from_12_empties_on_8x8() -> None:
+    """On 8x8 the solver sorts its moves by the pattern evaluation from 12 empties (the knob
+    sort_eval; 16 until 2026-11-30). Random positions of 12-15 empties get the same exact scores
+    sorted either way, and the threshold does act there: other numbers of nodes."""
+    from othello_engine import weights
+    assert weights.ensure_loaded()
+    assert changes_nodes_not_scores(random_endgames(16, 12, 15, seed=95), sort_eval=16)
+
+
+def test_the_endgame_sorts_8x8_threshold_leaves_the_smaller_boards() -> None:
+    """The other sizes keep their own threshold (sort_eval_n, 16: from 12 empties the 6x6
+    start's solve took 81.5 s against 68.6 s): 6x6 positions of 13-15 empties take the same
+    nodes whatever the 8x8 threshold, and do take others when their own threshold moves."""
+    boards = random_endgames(6, 13, 15, seed=97, size=6)
+    assert not changes_nodes_not_scores(boards, sort_eval=16)
+    assert changes_nodes_not_scores(boards, sort_eval_n=12)
 
 
 def test_the_midgame_search_solves_its_nodes_of_few_empties_exactly() -> None:
