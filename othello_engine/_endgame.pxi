@@ -36,7 +36,7 @@ cdef int EG_W_STAB = 0
 # stability cut-off from 6 empties (not 8) and when alpha is 8 discs or more (not 16) took FFO
 # #40-#49 from 34.3-35.2 s to 30.8 s CPU. On 8x8, with the sort value below (2 discs a reply and
 # the potential mobility), the static evaluation pays from 12 empties (2026-11-30, one thread,
-# 64 MiB): FFO #40-#59 21.36 G nodes and 657 s CPU against 26.50 G and 716 s; 30, 100 and 200
+# 64 MiB): FFO #40-#59 21.36 G nodes and 664 s CPU against 26.50 G and 716 s; 30, 100 and 200
 # held-out WTHOR positions at 26, 22 and 20 empties 6.56 G, 1.370 G and 0.628 G nodes against
 # 8.13 G, 1.466 G and 0.665 G (14: FFO #40-#49 697 M nodes against 632 M; 10 and 11: fewer nodes
 # but more time, as for depth-1 searches from 14 or 15). On 6x6 it took the start's solve from
