@@ -6,8 +6,8 @@
 #            the child's evaluation, or a depth-1 search from EG_SORT_D1, less the replies and,
 #            on the 8x8 board, the opponent's potential mobility), parity as a tie-break and a
 #            stability cut-off in null-window nodes. Table buckets are prefetched
-#            (each child's while the moves are sorted, all children's for the enhanced
-#            transposition cut-off), so that the cache misses overlap with work.
+#            (every child's before the moves' sort values are computed, all children's for the
+#            enhanced transposition cut-off), so that the cache misses overlap with work.
 # eg_shallow: the last EG_SHALLOW empties, null-window nodes only: no table, no sorting, the
 #            stability cut-off from EG_STAB_SH empties, moves
 #            in odd-parity quadrants first (the parity kept up to date move by move), corners
@@ -416,6 +416,7 @@ cdef int eg_search(SearchState* st, board_t P, board_t O, int alpha, int beta, i
     cdef board_t moves, f, om, cP, cO, m
     cdef u64 key = 0
     cdef int i, j, k, cnt, sq, v, best, bestmove, a0, tmove, lower, upper, first, end, sort_from
+    cdef int nmoves
     cdef int sqs_stack[40]
     cdef int vals_stack[40]
     cdef int* sqs
@@ -527,17 +528,36 @@ cdef int eg_search(SearchState* st, board_t P, board_t O, int alpha, int beta, i
         vals = st.wide.vals + ply * WMAX_MOVES
     sort_from = EG_SORT_EVAL if st.squares == 64 else EG_SORT_EVAL_N
     cnt = 0
-    while b_any(moves):
-        sq = b_pop(&moves)
-        f = b_flips(st, P, O, sq)
-        sqs[cnt] = sq
-        if board_t is u64:
+    if board_t is u64:
+        # every child's flips first, and its bucket fetched when it will probe the table, so
+        # that each fetch has the whole sort below to arrive in
+        while moves:
+            sq = oe_ctz(moves)
+            moves &= moves - 1
+            f = bb_flips(P, O, sq)
+            sqs[cnt] = sq
             fl[cnt] = f
+            if n > EG_TT_MIN:
+                tt_prefetch(st.tt, position_hash(O ^ f, P ^ f ^ ((<u64>1) << sq)))
+            cnt += 1
+        nmoves = cnt
+    else:
+        nmoves = b_popcount(moves)
+    cnt = 0
+    while cnt < nmoves:
+        if board_t is u64:
+            sq = sqs[cnt]
+            f = fl[cnt]
+        else:
+            sq = b_pop(&moves)
+            f = b_flips(st, P, O, sq)
+            sqs[cnt] = sq
         cP = b_xor(O, f)
         cO = b_mover(P, f, sq)
-        if n > EG_TT_MIN:
-            # the child will probe the table: start fetching its bucket now
-            tt_prefetch(st.tt, b_hash(cP, cO))
+        if board_t is not u64:
+            if n > EG_TT_MIN:
+                # the child will probe the table: start fetching its bucket now
+                tt_prefetch(st.tt, b_hash(cP, cO))
         om = b_moves(st, cP, cO)
         if n >= sort_from and (st.ev.pattern or st.pn != NULL):
             if n >= EG_SORT_D2:
