@@ -417,6 +417,7 @@ cdef int eg_search(SearchState* st, board_t P, board_t O, int alpha, int beta, i
     cdef u64 key = 0
     cdef int i, j, k, cnt, sq, v, best, bestmove, a0, tmove, lower, upper, first, end, sort_from
     cdef int nmoves
+    cdef bint on_8x8 = st.squares == 64
     cdef int sqs_stack[40]
     cdef int vals_stack[40]
     cdef int* sqs
@@ -526,7 +527,7 @@ cdef int eg_search(SearchState* st, board_t P, board_t O, int alpha, int beta, i
     else:
         sqs = st.wide.sqs + ply * WMAX_MOVES
         vals = st.wide.vals + ply * WMAX_MOVES
-    sort_from = EG_SORT_EVAL if st.squares == 64 else EG_SORT_EVAL_N
+    sort_from = EG_SORT_EVAL if on_8x8 else EG_SORT_EVAL_N
     cnt = 0
     if board_t is u64:
         # every child's flips first, and its bucket fetched when it will probe the table, so
@@ -571,7 +572,7 @@ cdef int eg_search(SearchState* st, board_t P, board_t O, int alpha, int beta, i
                 return 0
             vals[cnt] = -v - EG_SORT_MOBW * (b_popcount(om) + b_corners(st, om))
             if board_t is u64:
-                if st.squares == 64:
+                if on_8x8:
                     vals[cnt] -= EG_SORT_POT * oe_popcount(E & ~((<u64>1) << sq) & neighbours(cO))
         else:
             if board_t is u64:
