@@ -179,6 +179,11 @@ cdef inline void tt_write(TTEntry* slot, TTEntry* e) noexcept nogil:
     oe_store64(<u64*>slot, e.key ^ data)
 
 
+# Whether a fail-low (an upper bound alone) keeps the entry's move of the same position rather
+# than its own best guess (see tt_store).
+cdef int TT_KEEP_MOVE = 1
+
+
 cdef inline TTEntry* tt_probe(TTable* t, u64 key, TTEntry* out) noexcept nogil:
     """Copy key's entry into out and return out; NULL when key is not in the table."""
     cdef TTEntry* b = tt_bucket(t, key)
@@ -214,7 +219,10 @@ cdef inline void tt_store(TTable* t, u64 key, int depth, int lower, int upper, i
                     lower = e.lower
                 if e.upper < upper and e.upper >= lower:
                     upper = e.upper
-            if move == TT_NO_MOVE:
+            if move == TT_NO_MOVE or (TT_KEEP_MOVE and lower == -TT_NONE
+                                      and e.move != TT_NO_MOVE):
+                # a fail-low's best move is the one with the highest upper bound, a guess: an
+                # earlier search's move stays
                 move = e.move
             break
         worth = cur[i].depth - 4 * ((t.age - cur[i].age) & 255)

@@ -225,6 +225,14 @@ def test_the_endgame_sorts_by_the_evaluation_from_12_empties_on_8x8() -> None:
     assert changes_nodes_not_scores(random_endgames(16, 12, 15, seed=95), sort_eval=16)
 
 
+def test_a_fail_low_keeps_the_tables_move_and_the_scores() -> None:
+    """A search result that failed low keeps the move an earlier search stored for the position
+    (the knob tt_keep; until 2026-12-01 its own best guess replaced it). Random positions of
+    14-18 empties get the same exact scores either way, and the rule does act: other numbers of
+    nodes."""
+    assert changes_nodes_not_scores(random_endgames(12, 14, 18, seed=99), tt_keep=0)
+
+
 def test_the_endgame_sorts_8x8_threshold_leaves_the_smaller_boards() -> None:
     """The other sizes keep their own threshold (sort_eval_n, 16: from 12 empties the 6x6
     start's solve took 81.5 s against 68.6 s): 6x6 positions of 13-15 empties take the same
