@@ -118,8 +118,6 @@ cdef int* eg_knob(str name):
         return &EG_SORT_D2
     elif name == "stab_min":
         return &EG_STAB_MIN
-    elif name == "tt_keep":
-        return &TT_KEEP_MOVE
     return NULL
 
 

@@ -162,6 +162,8 @@ cdef int* mid_knob(str name):
         return &MID_SORT_DEPTH
     elif name == "sort_mob":
         return &MID_SORT_MOB
+    elif name == "tt_keep":
+        return &TT_KEEP_MOVE
     return NULL
 
 

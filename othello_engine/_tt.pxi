@@ -6,7 +6,8 @@
 # (TT_NO_MOVE when none), the depth it was searched to (for the endgame solver's exact bounds,
 # which are multiples of 100, TT_SOLVED plus the empties) and the search generation that wrote it.
 # Replacement keeps the same position, else evicts the entry with the least depth, counting old
-# generations as shallower.
+# generations as shallower. A result that failed low keeps the move already stored for its
+# position (its own best move is only the one with the highest bound).
 #
 # Threads share one table without locks: a slot holds its second word (the data) and, in place of
 # the key, key ^ data, each written and read as one 64-bit word. A slot torn by two writers (or
