@@ -24,12 +24,16 @@ HERE = Path(__file__).resolve().parent
 TOTAL = re.compile(r"^total: (\d+) positions, (\d+) wrong, .*?(\d+) nodes, ([\d.]+) s wall, ([\d.]+) s cpu")
 
 
+def tree_env(tree: Path) -> dict[str, str]:
+    """The environment of a process that imports othello_engine from tree."""
+    return {**os.environ, "PYTHONPATH": str(tree)}
+
+
 def core_of(tree: Path) -> str | None:
     """The path of the compiled core that a process importing from tree loads (None: none)."""
     probe = subprocess.run([sys.executable, "-P", "-c",
                             "import othello_engine._core as c; print(c.__file__)"],
-                           env={**os.environ, "PYTHONPATH": str(tree)}, cwd=tree,
-                           capture_output=True, text=True)
+                           env=tree_env(tree), cwd=tree, capture_output=True, text=True)
     return probe.stdout.strip() if probe.returncode == 0 else None
 
 
@@ -37,7 +41,7 @@ def start(tree: Path, positions: list[str], hash_mb: int, tune: list[str]) -> su
     cmd = [sys.executable, "-P", str(HERE / "bench_ffo.py"), *positions, "--hash", str(hash_mb)]
     for item in tune:
         cmd += ["--tune", item]
-    return subprocess.Popen(cmd, env={**os.environ, "PYTHONPATH": str(tree)}, cwd=tree,
+    return subprocess.Popen(cmd, env=tree_env(tree), cwd=tree,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 
 
