@@ -46,12 +46,21 @@ cdef int MPC_MIN_DEPTH = 4
 cdef int MPC_MARGIN = 300
 # Multi-ProbCut (MPC_FIT = 1, 8x8): the margin depends on the depth and the empties of the node,
 # from statistics fitted by othello_engine.train.mpc (scripts/mpc_data.py makes the data): the
-# deep score strays from the shallow one by a spread sigma = MPC_A + MPC_B * depth + MPC_C *
-# empties (centi-discs; 145 positions of WTHOR games of 2020-2021, 14-50 empties, depths 3-12:
-# about 4 discs at 20 empties, 2 at 45), and a node is cut when the shallow score clears the bound
-# by MPC_T / 100 sigmas. MPC_FIT = 0: the one margin MPC_MARGIN everywhere.
+# deep score strays from the shallow one by a spread sigma = (MPC_A + MPC_B * depth + MPC_C *
+# empties) / 100 centi-discs, and a node is cut when the shallow score clears the bound by MPC_T /
+# 100 sigmas, within MPC_FLOOR..MPC_CEIL centi-discs (each a knob of the same name in lower case).
+# The fit of round 15 (1,200 positions of WTHOR games of 2020-2021, 14-54 empties, depths 3-14,
+# 2026-12-01): about 5.3 discs at 14-21 empties, 2.9 at 30-37, 1.5 at 46-54, the same at every
+# depth. Played at 0.1 s a move against the one margin (one sigma; at least, at most 3 discs), it
+# made no measurable difference (benchmarks.md, 2026-12-01 04:55). MPC_FIT = 0: the one margin
+# MPC_MARGIN everywhere.
 cdef int MPC_FIT = 0
 cdef int MPC_T = 100
+cdef int MPC_A = 61690
+cdef int MPC_B = -87
+cdef int MPC_C = -911
+cdef int MPC_FLOOR = 0
+cdef int MPC_CEIL = 10000
 # Exact solves inside the midgame search (8x8 frame; a contempt of at most 100 centi-discs, which
 # keeps the order of the results: NBoard's draws to Black, White or neither): a node of at most
 # MID_SOLVE_N empties that has at most MID_SOLVE_AHEAD empties more than its plies left is solved
@@ -60,9 +69,6 @@ cdef int MPC_T = 100
 # values went from 0.56-0.58 discs to 0.25 with 12 and 4 (2026-11-28, benchmarks.md).
 cdef int MID_SOLVE_N = 12
 cdef int MID_SOLVE_AHEAD = 4
-cdef double MPC_A = 530.7
-cdef double MPC_B = -1.95
-cdef double MPC_C = -7.09
 # the margin by empties and depth (filled by mpc_fill; read only when MPC_FIT is on)
 cdef int mpc_margin[65][MPC_DEPTHS]
 cdef void mpc_fill() noexcept:
@@ -70,10 +76,14 @@ cdef void mpc_fill() noexcept:
     cdef double sigma
     for e in range(65):
         for d in range(MPC_DEPTHS):
-            sigma = MPC_A + MPC_B * d + MPC_C * e
+            sigma = (MPC_A + MPC_B * d + MPC_C * e) / 100.0
             if sigma < 50:
                 sigma = 50
             mpc_margin[e][d] = <int>(sigma * MPC_T / 100.0)
+            if mpc_margin[e][d] < MPC_FLOOR:
+                mpc_margin[e][d] = MPC_FLOOR
+            if mpc_margin[e][d] > MPC_CEIL:
+                mpc_margin[e][d] = MPC_CEIL
 
 
 mpc_fill()
@@ -134,6 +144,16 @@ cdef int* mid_knob(str name):
         return &MPC_FIT
     elif name == "mpc_t":
         return &MPC_T
+    elif name == "mpc_a":
+        return &MPC_A
+    elif name == "mpc_b":
+        return &MPC_B
+    elif name == "mpc_c":
+        return &MPC_C
+    elif name == "mpc_floor":
+        return &MPC_FLOOR
+    elif name == "mpc_ceil":
+        return &MPC_CEIL
     elif name == "help_skew":
         return &HELP_SKEW
     elif name == "help_depth":

@@ -233,6 +233,32 @@ def test_a_fail_low_keeps_the_tables_move_and_the_scores() -> None:
     assert changes_nodes_not_scores(random_endgames(12, 14, 18, seed=99), tt_keep=0)
 
 
+def midgame_trees(boards: list[Board], depth: int) -> list[tuple[int, int, str]]:
+    """(score, nodes, best move) of a selective search of each board to depth, each by a fresh
+    engine with a 4 MiB table (so that node counts compare between runs)."""
+    return [(r.score, r.nodes, r.best_move)
+            for r in (Engine(hash_mb=4).search(b, Limit(depth=depth)) for b in boards)]
+
+
+def test_multi_probcut_margins_by_the_fit_and_its_clamps() -> None:
+    """Multi-ProbCut (the knob mpc_fit) cuts by a margin from the fitted spread of the empties and
+    depth; clamped to 3 discs from both sides (mpc_floor, mpc_ceil) it is the one margin of 3
+    discs, node for node, and unclamped it searches other trees; the fit's terms are knobs."""
+    rng = random.Random(2026)
+    boards = [random_board(8, rng.randint(12, 30), rng) for _ in range(6)]
+    boards = [b for b in boards if not b.is_game_over()]
+    base = midgame_trees(boards, 9)
+    with tuned(mpc_fit=1, mpc_floor=300, mpc_ceil=300):
+        assert midgame_trees(boards, 9) == base
+    with tuned(mpc_fit=1):
+        fitted = midgame_trees(boards, 9)
+    assert fitted != base
+    # a spread of 3 discs at every depth and stage, one sigma: the one margin again
+    with tuned(mpc_fit=1, mpc_a=30000, mpc_b=0, mpc_c=0, mpc_t=100):
+        assert midgame_trees(boards, 9) == base
+    assert midgame_trees(boards, 9) == base
+
+
 def test_the_endgame_sorts_8x8_threshold_leaves_the_smaller_boards() -> None:
     """The other sizes keep their own threshold (sort_eval_n, 16: from 12 empties the 6x6
     start's solve took 81.5 s against 68.6 s): 6x6 positions of 13-15 empties take the same
