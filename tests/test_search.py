@@ -233,7 +233,7 @@ def test_a_fail_low_keeps_the_tables_move_and_the_scores() -> None:
     assert changes_nodes_not_scores(random_endgames(12, 14, 18, seed=99), tt_keep=0)
 
 
-def midgame_trees(boards: list[Board], depth: int) -> list[tuple[int, int, str]]:
+def midgame_trees(boards: list[Board], depth: int) -> list[tuple[int, int, int | None]]:
     """(score, nodes, best move) of a selective search of each board to depth, each by a fresh
     engine with a 4 MiB table (so that node counts compare between runs)."""
     return [(r.score, r.nodes, r.best_move)
