@@ -12,7 +12,7 @@ import pytest
 from othello_engine import _core
 from othello_engine.board import PASS, Board, square_name
 from othello_engine.notation import parse_obf
-from othello_engine.engine import Engine, Limit
+from othello_engine.engine import Engine, Limit, SearchResult
 
 import reference_rules as ref
 from ffo_data import ffo_line, needs_ffo
@@ -63,10 +63,15 @@ def test_a_tuning_knob_is_put_back_as_it_was() -> None:
         _core._set_tuning("no_such_knob", 1)
 
 
+def fresh_searches(boards: list[Board], limit: Limit) -> list[SearchResult]:
+    """Each board searched to limit by a fresh engine with a 4 MiB table (so that node counts
+    compare between runs)."""
+    return [Engine(hash_mb=4).search(b, limit) for b in boards]
+
+
 def exact_solves(boards: list[Board]) -> list[tuple[int, int]]:
-    """(score, nodes) of an exact solve of each board, each by a fresh engine with a 4 MiB
-    table (so that node counts compare between runs)."""
-    results = [Engine(hash_mb=4).search(b, Limit(exact=True)) for b in boards]
+    """(score, nodes) of an exact solve of each board (fresh_searches)."""
+    results = fresh_searches(boards, Limit(exact=True))
     assert all(r.exact for r in results)
     return [(r.score, r.nodes) for r in results]
 
@@ -234,19 +239,15 @@ def test_a_fail_low_keeps_the_tables_move_and_the_scores() -> None:
 
 
 def midgame_trees(boards: list[Board], depth: int) -> list[tuple[int, int, int | None]]:
-    """(score, nodes, best move) of a selective search of each board to depth, each by a fresh
-    engine with a 4 MiB table (so that node counts compare between runs)."""
-    return [(r.score, r.nodes, r.best_move)
-            for r in (Engine(hash_mb=4).search(b, Limit(depth=depth)) for b in boards)]
+    """(score, nodes, best move) of a selective search of each board to depth (fresh_searches)."""
+    return [(r.score, r.nodes, r.best_move) for r in fresh_searches(boards, Limit(depth=depth))]
 
 
 def test_multi_probcut_margins_by_the_fit_and_its_clamps() -> None:
     """Multi-ProbCut (the knob mpc_fit) cuts by a margin from the fitted spread of the empties and
     depth; clamped to 3 discs from both sides (mpc_floor, mpc_ceil) it is the one margin of 3
     discs, node for node, and unclamped it searches other trees; the fit's terms are knobs."""
-    rng = random.Random(2026)
-    boards = [random_board(8, rng.randint(12, 30), rng) for _ in range(6)]
-    boards = [b for b in boards if not b.is_game_over()]
+    boards = random_endgames(6, 30, 48, seed=2026)
     base = midgame_trees(boards, 9)
     with tuned(mpc_fit=1, mpc_floor=300, mpc_ceil=300):
         assert midgame_trees(boards, 9) == base
